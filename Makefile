@@ -1,0 +1,21 @@
+# The two commands: `make serve` and `make test`. Both set everything up first.
+.PHONY: setup serve test lint bench
+
+setup:
+	@scripts/setup.sh
+
+serve: setup
+	.venv/bin/threadwise serve --host 127.0.0.1 --port 8000
+
+test: setup
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
+	.venv/bin/pytest
+
+lint:
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+bench: setup
+	.venv/bin/python -m bench.summarize

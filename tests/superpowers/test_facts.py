@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from threadwise.superpowers.facts import check_facts
+
+EVIDENCE = (
+    "Hi, we were charged twice: INV-10442 and INV-10443, both $49.99. Hannah Lindqvist. "
+    "Oliver will email on Thursday, March 19. Rachel's pet store."
+)
+
+
+def test_supported_numbers_ids_and_names_pass() -> None:
+    summary = (
+        "Hannah Lindqvist reports two $49.99 charges, INV-10442 and INV-10443. Oliver will "
+        "email her on March 19; she may visit Rachel's store."
+    )
+    assert check_facts(summary, EVIDENCE).ok
+
+
+def test_invented_numbers_ids_and_names_are_listed() -> None:
+    check = check_facts(
+        "Hannah paid $59.99 for INV-10444; Oliver from Amazon refunded it.", EVIDENCE
+    )
+    assert check.unsupported == ("$59.99", "INV-10444", "Amazon")
+
+
+def test_names_can_be_skipped_for_other_languages() -> None:
+    assert check_facts("Der Kunde Hannah zahlte $49.99.", EVIDENCE, names=False).ok
+    assert not check_facts("Der Kunde Hannah zahlte $49.99.", EVIDENCE).ok

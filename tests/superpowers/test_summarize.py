@@ -1,0 +1,176 @@
+"""The summarize pipeline's logic, on a scripted engine; tests/api has it on the real model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import minimal_body
+from threadwise.deadlines import Deadline
+from threadwise.engines.base import ChatMessage, Completion
+from threadwise.errors import ServiceError
+from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.protocol import ErrorCode
+from threadwise.superpowers.summarize import (
+    Answer,
+    Summarizer,
+    SummaryOptions,
+    fit_length,
+    parse_answer,
+    render,
+    split_lines,
+)
+from threadwise.text.languages import LanguageIdentifier
+
+
+class ScriptedEngine:
+    """Answers with the given replies in order and records each chat it was sent."""
+
+    name = "scripted:test"
+    context_size = 4096
+    loaded = True
+
+    def __init__(self, replies: list[str]) -> None:
+        self._replies: Iterator[str] = iter(replies)
+        self.chats: list[list[ChatMessage]] = []
+
+    def load(self) -> None:
+        pass
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def chat(
+        self, messages: list[ChatMessage], *, max_tokens: int, deadline: Deadline | None = None
+    ) -> Completion:
+        self.chats.append(list(messages))
+        return Completion(
+            next(self._replies), prompt_tokens=10, completion_tokens=5, truncated=False
+        )
+
+
+@pytest.fixture(scope="module")
+def identifier() -> LanguageIdentifier:
+    return LanguageIdentifier()
+
+
+NOTES = (
+    "Issue: Ana's parcel 7781 is late.\nActions: Ana gives parcel 7781. Bo sends a new one.\n"
+    "Outcome: A new parcel is sent.\nFollow-up: none\n"
+)
+
+
+def run(
+    replies: list[str], identifier: LanguageIdentifier, **request: Any
+) -> tuple[str, ScriptedEngine]:
+    engine = ScriptedEngine(replies)
+    summarizer = Summarizer(engine, identifier, SummaryOptions())
+    job = summarizer.plan(parse_message_body(minimal_body(**request), PayloadLimits()))
+    return summarizer.run(job, Deadline(30)).text, engine
+
+
+def test_summary_comes_from_the_answer_after_its_notes(identifier: LanguageIdentifier) -> None:
+    text, engine = run(
+        [NOTES + "Summary: Ana reports parcel 7781 late; Bo sends a new one."], identifier
+    )
+    assert text == "Ana reports parcel 7781 late; Bo sends a new one."
+    assert len(engine.chats) == 1
+    assert "Ana (customer): My parcel 7781 is late." in engine.chats[0][1]["content"]
+
+
+def test_invented_facts_are_revised(identifier: LanguageIdentifier) -> None:
+    text, engine = run(
+        [
+            NOTES + "Summary: Ana reports parcel 7718 late.",
+            "Summary: Ana reports parcel 7781 late.",
+        ],
+        identifier,
+    )
+    assert text == "Ana reports parcel 7781 late."
+    assert "7718" in engine.chats[1][-1]["content"]
+
+
+def test_sentences_still_unsupported_after_revision_are_dropped(
+    identifier: LanguageIdentifier,
+) -> None:
+    text, _ = run(
+        [
+            NOTES + "Summary: Ana reports parcel 7718.",
+            "Summary: Bo sends a new one. Zed pays 5 dollars.",
+        ],
+        identifier,
+    )
+    assert text == "Bo sends a new one."
+
+
+def test_nothing_supported_is_an_error(identifier: LanguageIdentifier) -> None:
+    with pytest.raises(ServiceError) as caught:
+        run([NOTES + "Summary: Zed paid 99.", "Summary: Zed paid 98."], identifier)
+    assert caught.value.code is ErrorCode.PROCESSING_FAILED
+
+
+def test_other_language_is_translated_and_checked(identifier: LanguageIdentifier) -> None:
+    text, engine = run(
+        [
+            NOTES + "Summary: Ana reports parcel 7781 late; Bo sends a new one.",
+            "Ana reports parcel 7781 late.",  # still English: rejected
+            "Ana informa que el paquete 7781 llega tarde; Bo envía uno nuevo.",
+        ],
+        identifier,
+        settings={"overrideOutputLanguage": "es-ES"},
+    )
+    assert text.startswith("Ana informa")
+    assert "Spanish" in engine.chats[2][-1]["content"]
+
+
+def test_translation_that_never_arrives_is_an_error(identifier: LanguageIdentifier) -> None:
+    with pytest.raises(ServiceError) as caught:
+        run(
+            [NOTES + "Summary: Ana's parcel is late.", "Still English.", "Still English."],
+            identifier,
+            settings={"overrideOutputLanguage": "fr"},
+        )
+    assert caught.value.code is ErrorCode.PROCESSING_FAILED
+
+
+def test_language_defaults_to_the_conversations_own(identifier: LanguageIdentifier) -> None:
+    engine = ScriptedEngine([])
+    summarizer = Summarizer(engine, identifier)
+    data = minimal_body()
+    data["session"] = {}
+    messages = data["request"]["scope"]["conversations"][0]["messages"]
+    messages[0]["content"] = "Mi paquete 7781 llega tarde y nadie me responde."
+    messages[1]["content"] = "Lo siento mucho, hoy le enviamos uno nuevo."
+    job = summarizer.plan(parse_message_body(data, PayloadLimits()))
+    assert job.language == "es"
+
+
+def test_structured_form_is_rendered_from_the_notes() -> None:
+    answer = parse_answer(NOTES + "Summary: whatever")
+    assert render(answer, "structured") == (
+        "**Issue:** Ana's parcel 7781 is late.\n\n"
+        "**Resolution:** Ana gives parcel 7781. Bo sends a new one. A new parcel is sent.\n\n"
+        "**Next steps:** None."
+    )
+
+
+def test_notes_without_summary_fall_back_to_sentences() -> None:
+    assert render(Answer(notes=NOTES, summary=""), "paragraph").startswith("Ana's parcel 7781")
+
+
+def test_split_lines_keeps_every_word_within_budget() -> None:
+    lines = [f"line {i} " + "word " * 30 for i in range(20)] + ["long " * 200]
+    parts = split_lines(lines, 100, lambda text: len(text.split()))
+    assert len(parts) > 1
+    assert all(sum(len(line.split()) + 1 for line in part) <= 100 for part in parts)
+    flattened = " ".join(" ".join(part) for part in parts).split()
+    assert flattened == " ".join(lines).split()
+
+
+def test_fit_length_prefers_sentence_ends() -> None:
+    text = "First sentence here. Second sentence is longer than the limit allows."
+    assert fit_length(text, 30) == "First sentence here."
+    assert fit_length("one two three four five", 12) == "one two…"
+    assert fit_length(text, None) == text

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import pytest
+
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
+from threadwise.text.languages import LanguageIdentifier, LanguageTag, summary_language
+
+
+def test_tags_keep_the_callers_form_and_split_language_and_region() -> None:
+    tag = LanguageTag.parse("pt_br", "f")
+    assert (tag.language, tag.region) == ("pt", "BR")
+    assert tag.english_name == "Brazilian Portuguese"
+    assert summary_language("es-ES", "f").english_name == "Spanish"
+
+
+def test_unsupported_language_lists_supported_ones() -> None:
+    with pytest.raises(ServiceError) as caught:
+        summary_language("xx-YY", "session.channel.language")
+    assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+    assert "session.channel.language" in caught.value.message
+    assert "es" in caught.value.message
+
+
+def test_garbage_tag_is_unsupported() -> None:
+    with pytest.raises(ServiceError) as caught:
+        LanguageTag.parse("123", "f")
+    assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+
+
+def test_identifier_tells_languages_apart() -> None:
+    identifier = LanguageIdentifier()
+    assert identifier.detect("El cliente pidió un reembolso por el pedido duplicado.") == "es"
+    assert identifier.detect("Der Kunde hat eine Rückerstattung beantragt.") == "de"
+    assert identifier.detect("The customer asked for a refund.") == "en"

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from typing import Any
+
+from threadwise.protocol import Conversation
+from threadwise.text.transcript import Side, build_transcript, side_of
+
+
+def conversation(messages: list[dict[str, Any]], **extra: Any) -> Conversation:
+    participants = [
+        {"participantId": "c", "role": "EndUser", "displayName": "Anna Keller"},
+        {"participantId": "a", "role": "Agent", "displayName": "Tom"},
+    ]
+    return Conversation.model_validate(
+        {"participants": participants, "messages": messages, **extra}
+    )
+
+
+def test_roles_map_to_sides() -> None:
+    assert side_of("user") is side_of("EndUser") is side_of("customer") is Side.CUSTOMER
+    assert side_of("operator") is side_of("Agent") is Side.AGENT
+    assert side_of("bot") is Side.BOT
+    assert side_of("supervisor") is Side.OTHER
+    assert side_of(None) is Side.OTHER
+
+
+def test_lines_name_speaker_and_side_and_who_is_who() -> None:
+    transcript = build_transcript(
+        [
+            conversation(
+                [
+                    {"participantId": "c", "content": "My order  4417\narrived broken."},
+                    {"participantId": "a", "content": "I will send a new one."},
+                ]
+            )
+        ]
+    )
+    assert transcript.lines == (
+        "Anna Keller (customer): My order 4417 arrived broken.",
+        "Tom (agent): I will send a new one.",
+    )
+    assert transcript.who_is_who() == "Anna Keller is the customer; Tom is the agent"
+    assert transcript.has_roles
+    assert "4417" in transcript.evidence
+
+
+def test_unknown_author_is_kept_with_its_id() -> None:
+    transcript = build_transcript([conversation([{"participantId": "x-9", "content": "hello"}])])
+    assert transcript.lines == ("x-9: hello",)
+
+
+def test_timestamps_only_after_a_long_pause() -> None:
+    transcript = build_transcript(
+        [
+            conversation(
+                [
+                    {"participantId": "c", "content": "a", "timestamp": "2026-03-02T14:05:11.000Z"},
+                    {"participantId": "a", "content": "b", "timestamp": "2026-03-02T14:06:00.000Z"},
+                    {"participantId": "c", "content": "c", "timestamp": "2026-03-04T09:00:00.000Z"},
+                ]
+            )
+        ]
+    )
+    assert transcript.lines[0] == "[Mon 2026-03-02 14:05 UTC]"
+    assert "[Wed 2026-03-04 09:00 UTC]" in transcript.lines
+    assert len(transcript.lines) == 5
+
+
+def test_no_timestamps_in_a_short_exchange() -> None:
+    transcript = build_transcript(
+        [
+            conversation(
+                [
+                    {"participantId": "c", "content": "a", "timestamp": "2026-03-02T14:05:11.000Z"},
+                    {"participantId": "a", "content": "b", "timestamp": "2026-03-02T14:09:00.000Z"},
+                ]
+            )
+        ]
+    )
+    assert not any(line.startswith("[") for line in transcript.lines)
+
+
+def test_several_conversations_are_marked() -> None:
+    one = conversation([{"participantId": "c", "content": "first"}])
+    two = conversation([{"participantId": "a", "content": "second"}])
+    lines = build_transcript([one, two]).lines
+    assert lines[0] == "-- Conversation 1 --"
+    assert "-- Conversation 2 --" in lines

@@ -1,0 +1,1 @@
+"""Transport: REST routes (and later the WebSocket endpoint); no business logic here."""

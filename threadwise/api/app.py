@@ -1,0 +1,62 @@
+"""Build the ASGI application."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from threadwise import INTERFACE_VERSION, __version__
+from threadwise.api.errors import install_error_handlers
+from threadwise.api.routes import operations, superpowers
+from threadwise.services import Services
+
+
+class InterfaceVersionHeader:
+    """Add ``X-Interface-Version`` to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.append((b"x-interface-version", INTERFACE_VERSION.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)
+
+
+def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
+    """The app serving ``services``; with ``manage_services`` it starts and closes them."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if manage_services:
+            services.start()
+        try:
+            yield
+        finally:
+            if manage_services:
+                services.close()
+
+    app = FastAPI(
+        title="threadwise",
+        version=__version__,
+        summary=f"Superpowers message API, interface {INTERFACE_VERSION}",
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    install_error_handlers(app)
+    app.include_router(operations.router)
+    app.include_router(superpowers.router)
+    app.add_middleware(InterfaceVersionHeader)
+    return app

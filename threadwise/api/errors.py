@@ -1,0 +1,53 @@
+"""Every failure becomes an error envelope with its code's HTTP status."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode, error_envelope
+
+log = logging.getLogger("threadwise.api")
+
+
+def action_of(request: Request) -> str:
+    """The superpower a path names (``/message/summarize`` → ``summarize``)."""
+    path = request.url.path.rstrip("/")
+    if path.startswith("/message/"):
+        return path.removeprefix("/message/").split("/")[0] or "superpower"
+    return "superpower"
+
+
+def error_response(action_type: str, error: ServiceError) -> JSONResponse:
+    envelope = error_envelope(action_type, error.code, error.message)
+    headers: dict[str, str] = {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(max(1, round(error.retry_after)))
+    if error.code.http_status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(envelope.to_wire(), status_code=error.code.http_status, headers=headers)
+
+
+async def _on_service_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    if exc.code is ErrorCode.PROCESSING_FAILED:
+        log.warning("%s failed: %s", request.url.path, exc.message)
+    return error_response(action_of(request), exc)
+
+
+async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    error = ServiceError(
+        ErrorCode.PROCESSING_FAILED,
+        "The request failed inside the service; it has been logged. Retry it; if it keeps "
+        "failing, report the request ID.",
+    )
+    return error_response(action_of(request), error)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ServiceError, _on_service_error)
+    app.add_exception_handler(Exception, _on_unexpected)

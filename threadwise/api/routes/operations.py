@@ -1,0 +1,33 @@
+"""Operational endpoints: version, liveness, readiness."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from threadwise import INTERFACE_VERSION, __version__
+from threadwise.api.deps import ServicesDep
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/version")
+async def version() -> dict[str, str]:
+    return {"interface": INTERFACE_VERSION, "service": __version__}
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """Alive: the process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(services: ServicesDep) -> JSONResponse:
+    """Ready once the models are loaded; 503 before (a load balancer sends no traffic)."""
+    if services.ready:
+        return JSONResponse({"status": "ready", "engine": services.engine.name})
+    error = services.load_error
+    if error is not None:
+        return JSONResponse({"status": "failed", "error": str(error)}, status_code=503)
+    return JSONResponse({"status": "loading"}, status_code=503)

@@ -1,0 +1,36 @@
+"""``POST /message/{superpower}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from threadwise.api.deps import Body, ServicesDep
+from threadwise.errors import ServiceError
+from threadwise.protocol import Envelope, ErrorCode, MessageBody, completed_envelope
+
+router = APIRouter(prefix="/message", tags=["superpowers"])
+
+_BODY_SCHEMA: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": MessageBody.model_json_schema()}},
+    }
+}
+
+
+@router.post("/summarize", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
+async def summarize(body: Body, services: ServicesDep) -> JSONResponse:
+    """Summarize the conversations of ``request.scope.conversations`` in one summary."""
+    items = await services.summarize(body)
+    return JSONResponse(completed_envelope("summarize", items, body.request).to_wire())
+
+
+@router.post("/{action}", include_in_schema=False)
+async def unknown_action(action: str) -> JSONResponse:
+    raise ServiceError(
+        ErrorCode.UNKNOWN_ACTION,
+        f"There is no superpower {action!r}; use POST /message/summarize.",
+    )

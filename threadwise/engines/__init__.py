@@ -1,0 +1,1 @@
+"""Engines: the backends that run models, one module each, behind small interfaces."""

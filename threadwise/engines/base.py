@@ -1,0 +1,54 @@
+"""What the superpowers need of a language model, whichever backend runs it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypedDict
+
+from threadwise.deadlines import Deadline
+
+
+class ChatMessage(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    # True when generation stopped at max_tokens rather than at a natural end.
+    truncated: bool
+
+
+class ChatEngine(Protocol):
+    """A chat model. Calls are not concurrent: the work queue serializes them.
+
+    Backends keep what they can of the previous call's state: a prompt that extends the
+    previous one (same system prompt, or a follow-up turn) is only processed from where
+    they differ.
+    """
+
+    @property
+    def name(self) -> str:
+        """``backend:model``, reported with each result."""
+        ...
+
+    @property
+    def context_size(self) -> int: ...
+
+    @property
+    def loaded(self) -> bool: ...
+
+    def load(self) -> None: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int,
+        deadline: Deadline | None = None,
+    ) -> Completion: ...

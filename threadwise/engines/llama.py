@@ -1,0 +1,108 @@
+"""In-process language model on llama.cpp (llama-cpp-python)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from threadwise.deadlines import Deadline
+from threadwise.engines.base import ChatMessage, Completion
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+
+class LlamaCppEngine:
+    """One llama.cpp model per process.
+
+    llama.cpp keeps the KV cache of the last evaluated tokens and re-evaluates only from the
+    first token where a new prompt differs, so prompts that share the fixed system prompt,
+    or extend the previous turn, skip that part of prompt processing.
+    """
+
+    def __init__(
+        self, model_path: Path, *, context_size: int, threads: int, batch_size: int = 512
+    ) -> None:
+        self._path = model_path
+        self._context_size = context_size
+        self._threads = threads
+        self._batch_size = batch_size
+        self._llm: Llama | None = None
+        self._load_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"llama.cpp:{self._path.stem}"
+
+    @property
+    def context_size(self) -> int:
+        return self._context_size
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    def load(self) -> None:
+        from llama_cpp import Llama  # imported late: it loads the native library
+
+        with self._load_lock:
+            if self._llm is None:
+                self._llm = Llama(
+                    model_path=str(self._path),
+                    n_ctx=self._context_size,
+                    n_threads=self._threads,
+                    n_threads_batch=self._threads,
+                    n_batch=self._batch_size,
+                    seed=0,
+                    verbose=False,
+                )
+
+    def _model(self) -> Llama:
+        if self._llm is None:
+            self.load()
+        assert self._llm is not None
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._model().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int,
+        deadline: Deadline | None = None,
+    ) -> Completion:
+        from llama_cpp import LogitsProcessorList
+
+        llm = self._model()
+
+        eos = llm.token_eos()
+
+        def end_when_stopped(_tokens: Any, scores: Any) -> Any:
+            # Past the deadline (or cancelled), force end-of-sequence so generation stops at
+            # the next token; the check after the call then reports why.
+            if deadline is not None and deadline.stop_requested():
+                scores[:] = -float("inf")
+                scores[eos] = 0.0
+            return scores
+
+        response: Any = llm.create_chat_completion(
+            messages=list(messages),  # type: ignore[arg-type]
+            max_tokens=max_tokens,
+            temperature=0.0,
+            top_k=1,
+            repeat_penalty=1.0,
+            logits_processor=LogitsProcessorList([end_when_stopped]),
+        )
+        if deadline is not None:
+            deadline.check()
+        choice = response["choices"][0]
+        usage = response["usage"]
+        return Completion(
+            text=(choice["message"]["content"] or "").strip(),
+            prompt_tokens=int(usage["prompt_tokens"]),
+            completion_tokens=int(usage["completion_tokens"]),
+            truncated=choice.get("finish_reason") == "length",
+        )

@@ -1,0 +1,280 @@
+"""The contract: request body, response and error envelopes, and the error codes.
+
+Follows the superpowers message API v3 (interface 3.6.0) as `decisions.md` fills it in:
+IDs are opaque strings, an empty string counts as absent, unknown keys are ignored.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+MAX_ID_LENGTH = 256
+
+
+# --- field types ---------------------------------------------------------------------------
+
+
+def _blank_to_none(value: Any) -> Any:
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _require(value: Any) -> Any:
+    value = _blank_to_none(value)
+    if value is None:
+        raise PydanticCustomError("missing", "Field required")
+    return value
+
+
+def _parse_timestamp(value: Any) -> Any:
+    value = _blank_to_none(value)
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("timestamp_type", "expected an ISO 8601 string")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(
+            "timestamp_format",
+            "expected an ISO 8601 timestamp such as 2026-03-02T14:05:11.000Z, got '{value}'",
+            {"value": value[:64]},
+        ) from None
+
+
+def _non_empty_list(value: list[Any]) -> list[Any]:
+    if not value:
+        raise PydanticCustomError("missing", "must be a non-empty list")
+    return value
+
+
+_IdText = Annotated[str, Field(max_length=MAX_ID_LENGTH)]
+Id = Annotated[_IdText, BeforeValidator(_require)]
+OptionalId = Annotated[_IdText | None, BeforeValidator(_blank_to_none)]
+Text = Annotated[str, BeforeValidator(_require)]
+OptionalText = Annotated[str | None, BeforeValidator(_blank_to_none)]
+Timestamp = Annotated[datetime | None, BeforeValidator(_parse_timestamp)]
+
+SummaryFormat = Literal["paragraph", "bullets", "structured"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# --- request -------------------------------------------------------------------------------
+
+
+class Channel(_Model):
+    language: OptionalText = None
+
+
+class Interface(_Model):
+    type: OptionalText = None
+
+
+class Session(_Model):
+    sessionId: OptionalId = None
+    channel: Channel = Channel()
+    interface: Interface = Interface()
+
+
+class Participant(_Model):
+    participantId: OptionalId = None
+    role: OptionalText = None
+    displayName: OptionalText = None
+
+
+class Message(_Model):
+    content: Text
+    participantId: OptionalId = None
+    timestamp: Timestamp = None
+
+
+class Conversation(_Model):
+    conversationId: OptionalId = None
+    participants: list[Participant] = []
+    messages: Annotated[list[Message], AfterValidator(_non_empty_list)]
+
+
+class Scope(_Model):
+    conversations: Annotated[list[Conversation], AfterValidator(_non_empty_list)]
+
+
+class Connections(_Model):
+    threadId: Id
+
+
+class Context(_Model):
+    organizationId: Id
+
+
+class Attributes(_Model):
+    variant: OptionalText = None
+
+
+class RequestSettings(_Model):
+    overrideOutputLanguage: OptionalText = None
+    summaryFormat: Annotated[SummaryFormat | None, BeforeValidator(_blank_to_none)] = None
+    maxResponseLength: Annotated[int | None, BeforeValidator(_blank_to_none), Field(ge=0)] = None
+    disableStream: bool | None = None
+
+
+class Request(_Model):
+    requestId: OptionalId = None
+    attributes: Attributes = Attributes()
+    connections: Connections
+    context: Context
+    scope: Scope
+    settings: RequestSettings = RequestSettings()
+
+
+class MessageBody(_Model):
+    """The body of ``POST /message/summarize`` and ``/message/translate``."""
+
+    session: Session = Session()
+    request: Request
+
+
+# --- response ------------------------------------------------------------------------------
+
+
+class ResponseItem(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    content: str
+    type: str | None = None
+    language: str | None = None
+    engine: str | None = None
+    error_code: str | None = None
+
+
+class Result(BaseModel):
+    response: list[ResponseItem]
+
+
+class ResultMessage(BaseModel):
+    results: list[Result]
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    retryable: bool
+
+
+class Envelope(BaseModel):
+    """What every superpower call answers, on success (``completed``) and on ``error``."""
+
+    action: Literal["superpower"] = "superpower"
+    actionType: str
+    state: Literal["started", "completed", "error"]
+    message: ResultMessage
+    error: ErrorDetail | None = None
+    requestId: str | None = None
+    variant: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        # A success frame must not carry an `error` key at all: the SDK treats any
+        # top-level `error` as a failure.
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class ErrorCode(StrEnum):
+    INVALID_JSON = "INVALID_JSON"
+    UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    REQUIRED_FIELDS_MISSING = "REQUIRED_FIELDS_MISSING"
+    PAYLOAD_SCHEMA_MISMATCH = "PAYLOAD_SCHEMA_MISMATCH"
+    MISSING_TARGET_LANGUAGE = "MISSING_TARGET_LANGUAGE"
+    UNSUPPORTED_LANGUAGE = "UNSUPPORTED_LANGUAGE"
+    UNKNOWN_ACTION = "UNKNOWN_ACTION"
+    MISSING_TOKEN = "MISSING_TOKEN"
+    INVALID_TOKEN = "INVALID_TOKEN"
+    TOKEN_EXPIRED = "TOKEN_EXPIRED"
+    FORBIDDEN_ORGANIZATION = "FORBIDDEN_ORGANIZATION"
+    RATE_LIMITED = "RATE_LIMITED"
+    OVERLOADED = "OVERLOADED"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    REQUEST_CANCELLED = "REQUEST_CANCELLED"
+    PROCESSING_FAILED = "PROCESSING_FAILED"
+
+    @property
+    def http_status(self) -> int:
+        return _HTTP_STATUS[self]
+
+    @property
+    def retryable(self) -> bool:
+        return self in _RETRYABLE
+
+
+_HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_JSON: 400,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
+    ErrorCode.PAYLOAD_TOO_LARGE: 413,
+    ErrorCode.REQUIRED_FIELDS_MISSING: 422,
+    ErrorCode.PAYLOAD_SCHEMA_MISMATCH: 422,
+    ErrorCode.MISSING_TARGET_LANGUAGE: 422,
+    ErrorCode.UNSUPPORTED_LANGUAGE: 422,
+    ErrorCode.UNKNOWN_ACTION: 404,
+    ErrorCode.MISSING_TOKEN: 401,
+    ErrorCode.INVALID_TOKEN: 401,
+    ErrorCode.TOKEN_EXPIRED: 401,
+    ErrorCode.FORBIDDEN_ORGANIZATION: 403,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.OVERLOADED: 503,
+    ErrorCode.REQUEST_TIMEOUT: 504,
+    # Only ever a WebSocket frame; 499 is what proxies log for a client that gave up.
+    ErrorCode.REQUEST_CANCELLED: 499,
+    ErrorCode.PROCESSING_FAILED: 500,
+}
+
+_RETRYABLE = frozenset(
+    {
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.OVERLOADED,
+        ErrorCode.REQUEST_TIMEOUT,
+        ErrorCode.PROCESSING_FAILED,
+        ErrorCode.TOKEN_EXPIRED,
+    }
+)
+
+
+def completed_envelope(
+    action_type: str, items: list[ResponseItem], request: Request | None = None
+) -> Envelope:
+    return Envelope(
+        actionType=action_type,
+        state="completed",
+        message=ResultMessage(results=[Result(response=items)]),
+        requestId=request.requestId if request else None,
+        variant=_variant(request),
+    )
+
+
+def error_envelope(
+    action_type: str, code: ErrorCode, message: str, request: Request | None = None
+) -> Envelope:
+    return Envelope(
+        actionType=action_type,
+        state="error",
+        message=ResultMessage(
+            results=[Result(response=[ResponseItem(content=message, error_code=code.value)])]
+        ),
+        error=ErrorDetail(code=code.value, message=message, retryable=code.retryable),
+        requestId=request.requestId if request else None,
+        variant=_variant(request),
+    )
+
+
+def _variant(request: Request | None) -> str | None:
+    # The official client upper-cases the variant; echo it the same way for REST callers.
+    if request is None or request.attributes.variant is None:
+        return None
+    return request.attributes.variant.upper()

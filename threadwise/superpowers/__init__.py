@@ -1,0 +1,1 @@
+"""The superpowers: what each operation does, independent of transport and engine."""

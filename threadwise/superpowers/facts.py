@@ -1,0 +1,146 @@
+"""Check a draft summary against its conversation: every number, ID, date and name in the
+summary must occur in the conversation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Numbers, amounts, IDs (anything with a digit), times and dates written with digits.
+_NUMBERISH = re.compile(r"[#$€£]?(?:[^\W\d_]+-)?\w*\d[\w./:-]*\w|\d")
+# Capitalised words that are not names: sentence starts are skipped separately.
+_NOT_NAMES = frozenset(
+    [
+        "I",
+        "I'm",
+        "I'll",
+        "I've",
+        "I'd",
+        "The",
+        "A",
+        "An",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "He",
+        "She",
+        "They",
+        "We",
+        "You",
+        "It",
+        "His",
+        "Her",
+        "Their",
+        "Our",
+        "Customer",
+        "Agent",
+        "Operator",
+        "Bot",
+        "Person",
+        "User",
+        "Support",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Issue",
+        "Actions",
+        "Outcome",
+        "Follow-up",
+        "Followup",
+        "Summary",
+        "Next",
+        "Steps",
+        "Resolution",
+        "None",
+        "After",
+        "Before",
+        "When",
+        "Then",
+        "However",
+        "Also",
+        "Finally",
+        "Both",
+        "Later",
+        "Meanwhile",
+        "OK",
+        "Okay",
+        "Yes",
+        "No",
+    ]
+)
+_WORD = re.compile(r"[A-Z][\w'\u2019-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|^\s*[-*•]\s*|\*\*\s*)$")
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    unsupported: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.unsupported
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return text.casefold()
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text)
+
+
+def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck:
+    """List the numbers/IDs (and, with ``names``, capitalised names) of ``summary`` absent
+    from ``evidence``. Names are checked only on English text: other languages capitalise
+    nouns (German) or translate titles."""
+    folded = _fold(evidence)
+    evidence_digits = {_digits(m) for m in _NUMBERISH.findall(evidence)}
+    evidence_words = {w for w in re.split(r"[^\w-]+", folded) if w}
+    unsupported: list[str] = []
+    for token in _NUMBERISH.findall(summary):
+        digits = _digits(token)
+        core = token.strip("#$€£.:-/")
+        if digits in evidence_digits or re.search(
+            rf"(?<!\w){re.escape(_fold(core))}(?!\w)", folded
+        ):
+            continue
+        unsupported.append(token)
+    if names:
+        for match in _WORD.finditer(summary):
+            word = match.group(0).rstrip("'\u2019-")
+            if word.endswith(("'s", "\u2019s")):
+                word = word[:-2]
+            if not word or word in _NOT_NAMES or _SENTENCE_START.search(summary[: match.start()]):
+                continue
+            folded_word = _fold(word)
+            if folded_word in evidence_words or any(
+                part in evidence_words for part in folded_word.split("-")
+            ):
+                continue
+            unsupported.append(word)
+    return FactCheck(unsupported=tuple(dict.fromkeys(unsupported)))

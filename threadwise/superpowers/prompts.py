@@ -1,0 +1,131 @@
+"""The prompts of the summarize superpower.
+
+The system prompt, worked examples included, never changes: the engine keeps its KV cache
+between requests, so only the conversation itself is processed per request. The examples are
+original (not from any evaluation set) and use names unlikely to occur in real chats, because
+small models copy names from examples.
+"""
+
+from __future__ import annotations
+
+from threadwise.protocol import SummaryFormat
+
+_RULES = """You summarize conversations faithfully and briefly.
+Each transcript line starts with the speaker's name, and their side (customer or agent) if known.
+Rules:
+- Use only facts stated in the conversation. Copy names, numbers, IDs, amounts and dates exactly.
+- Give each action to the person who did it: if the customer gave an order number, the customer gave it, not the agent.
+- A name used to address someone ("Hi, Sam") is the name of the person spoken to, not of the speaker.
+- Report outcomes exactly: a request that was refused, or only promised, is not done.
+- Refer to people by name as written in the transcript (for example #Person1#).
+- Leave out greetings, small talk and minor details."""
+
+_WITH_NOTES = """
+First write short notes, then the summary:
+Issue: <who wants what>
+Actions: <the key actions, each starting with the name of who did it>
+Outcome: <what is agreed, done or refused, by whom>
+Follow-up: <who will do what next, or none>
+Summary: <at most two sentences, at most 45 words, present tense>"""
+
+_WITHOUT_NOTES = """
+Write the summary: at most two sentences, at most 45 words, present tense, starting with "Summary:"."""
+
+_EXAMPLES = (
+    (
+        "Conversation (Ilse Varga is the customer; Tobiah is the agent):\n"
+        "Ilse Varga (customer): Hi, I want to return the jacket from order 55821, it's too small.\n"
+        "Tobiah (agent): Let me check. That order was delivered 45 days ago and returns are "
+        "accepted for 30 days, so I can't accept the return.\n"
+        "Ilse Varga (customer): Can I at least exchange it?\n"
+        "Tobiah (agent): Sorry, exchanges follow the same window. I can offer you a 10% discount "
+        "code instead.\n"
+        "Ilse Varga (customer): Fine, send it.\n"
+        "Tobiah (agent): Done, I've emailed you the code SAVE10.",
+        "Issue: Ilse Varga wants to return a jacket from order 55821.\n"
+        "Actions: Ilse Varga gives order 55821. Tobiah refuses the return and an exchange "
+        "(30-day window passed). Tobiah emails discount code SAVE10.\n"
+        "Outcome: Return refused; Ilse Varga accepts the 10% discount code.\n"
+        "Follow-up: none",
+        "Ilse Varga asks to return a jacket from order 55821. Tobiah refuses the return and an "
+        "exchange because the 30-day window has passed, and emails her a 10% discount code, "
+        "SAVE10, instead.",
+    ),
+    (
+        "Conversation (#Person1#; #Person2#):\n"
+        "#Person1#: Hi, Oren. Are you coming to the concert on Saturday?\n"
+        "#Person2#: I'd love to, but I have to work. Could we go next week instead?\n"
+        "#Person1#: Sure. I'll change our tickets tomorrow.",
+        "Issue: #Person1# invites Oren to a concert on Saturday.\n"
+        "Actions: Oren says he has to work and asks to go next week. #Person1# agrees.\n"
+        "Outcome: They will go next week.\n"
+        "Follow-up: #Person1# will change the tickets tomorrow.",
+        "#Person1# invites Oren to a concert on Saturday, but Oren has to work, so #Person1# "
+        "will change their tickets to next week.",
+    ),
+)
+
+
+def _example(conversation: str, notes: str, summary: str, with_notes: bool) -> str:
+    answer = f"{notes}\nSummary: {summary}" if with_notes else f"Summary: {summary}"
+    return f"Example:\n{conversation}\n\n{answer}"
+
+
+def system_prompt(with_notes: bool) -> str:
+    examples = "\n\n".join(_example(*e, with_notes=with_notes) for e in _EXAMPLES)
+    return f"{_RULES}{_WITH_NOTES if with_notes else _WITHOUT_NOTES}\n\n{examples}"
+
+
+SYSTEM_WITH_NOTES = system_prompt(with_notes=True)
+SYSTEM_WITHOUT_NOTES = system_prompt(with_notes=False)
+
+CONVERSATION = "Conversation ({who_is_who}):\n{transcript}"
+
+_FORMATS: dict[SummaryFormat, str] = {
+    "paragraph": "",
+    "bullets": "Write the summary as 2 to 4 short bullet points, each on its own line starting with '- '.",
+    # The structured format is rendered from the notes, so the model is asked for nothing more.
+    "structured": "",
+}
+
+SUMMARY_ONLY = """Now write only the summary: at most two sentences, at most 45 words, present \
+tense, starting with "Summary:"."""
+
+PART = "This is part {part} of {parts} of one long conversation."
+
+COMBINE_PARTS = """Notes on the consecutive parts of one conversation ({who_is_who}):
+
+{notes}
+
+Combine them into notes on the whole conversation, then the summary."""
+
+REVISE = """Your summary mentions {facts}, which the conversation does not contain. \
+Rewrite the summary without anything that is not in the conversation, starting with "Summary:"."""
+
+SELF_CHECK = """Check your summary against the conversation: is every action given to the person \
+who really did it, and is every outcome stated correctly? Answer with the summary, corrected if \
+needed, starting with "Summary:"."""
+
+TRANSLATE = """Translate your summary into {language}. Keep names, numbers, IDs and the \
+formatting unchanged. Answer with the {language} text only."""
+
+TRANSLATE_STRICT = """Translate the following text into {language}. Every sentence of your \
+answer must be in {language}. Keep names, numbers, IDs and the formatting unchanged. Answer with \
+the {language} translation only.
+
+{text}"""
+
+
+NOTES_ONLY = """Write the notes on the conversation in exactly this form:
+Issue: <who wants what>
+Actions: <the key actions, each starting with the name of who did it>
+Outcome: <what is agreed, done or refused, by whom>
+Follow-up: <who will do what next, or none>"""
+
+
+def format_instruction(form: SummaryFormat, max_words: int | None) -> str:
+    parts = [_FORMATS[form]] if _FORMATS[form] else []
+    if max_words:
+        what = "notes" if form == "structured" else "summary"
+        parts.append(f"Keep the {what} under {max_words} words.")
+    return " ".join(parts)

@@ -1,0 +1,396 @@
+"""Summarize: condense one or more conversations into one faithful summary.
+
+In one generation the model writes short notes (the issue, each action with its actor, the
+outcome, any follow-up with its owner) and then the summary; worked examples in the fixed
+system prompt show how, and stay in the engine's KV cache. The draft is checked against the
+conversation (every number, ID and name must occur there) and revised once if not; then, if
+another language is asked for, translated and its language verified. A conversation too long
+for the model's context is taken in parts whose notes are then combined.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from threadwise.deadlines import Deadline
+from threadwise.engines.base import ChatEngine, ChatMessage, Completion
+from threadwise.engines.queue import WorkQueue
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode, MessageBody, ResponseItem, SummaryFormat
+from threadwise.superpowers import prompts
+from threadwise.superpowers.facts import check_facts
+from threadwise.text.languages import LanguageIdentifier, summary_language
+from threadwise.text.transcript import Transcript, build_transcript
+
+# Notes and summary together; a rambling answer is cut at its last full sentence.
+_MAX_TOKENS: dict[SummaryFormat, int] = {"paragraph": 260, "bullets": 300, "structured": 260}
+# Context kept free for the instructions and the answer.
+_CONTEXT_RESERVE = 700
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class SummaryOptions:
+    """The pipeline's optional steps, switchable so that each can be measured."""
+
+    notes: bool = True
+    fact_check: bool = True
+    self_check: bool = False
+
+
+@dataclass(frozen=True)
+class SummaryJob:
+    """A validated request, ready for the engine."""
+
+    transcript: Transcript
+    language: str  # BCP 47 tag of the output, as the caller wrote it
+    language_code: str  # its primary language, a key of SUMMARY_LANGUAGES
+    language_name: str
+    form: SummaryFormat
+    max_chars: int | None
+
+
+@dataclass
+class Summary:
+    text: str
+    language: str
+    engine: str
+    notes: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    steps: list[str] = field(default_factory=list)
+
+    def count(self, completion: Completion, step: str) -> None:
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.steps.append(step)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The model's answer: its notes (by heading) and its summary."""
+
+    notes: str
+    summary: str
+
+    def note(self, heading: str) -> str:
+        match = re.search(rf"^{heading}:[ \t]*(.*)$", self.notes, re.MULTILINE | re.IGNORECASE)
+        value = match.group(1).strip() if match else ""
+        return "" if value.lower().rstrip(".") in ("", "none", "n/a", "nothing") else value
+
+
+class Summarizer:
+    def __init__(
+        self,
+        engine: ChatEngine,
+        identifier: LanguageIdentifier,
+        options: SummaryOptions = SummaryOptions(),
+    ) -> None:
+        self.engine = engine
+        self.identifier = identifier
+        self.options = options
+        self._system_tokens: int | None = None
+
+    def plan(self, body: MessageBody) -> SummaryJob:
+        """Validate what the request asks for; cheap, so it runs before the request queues."""
+        request = body.request
+        transcript = build_transcript(request.scope.conversations)
+        if request.settings.overrideOutputLanguage:
+            tag = summary_language(
+                request.settings.overrideOutputLanguage, "request.settings.overrideOutputLanguage"
+            )
+        elif body.session.channel.language:
+            tag = summary_language(body.session.channel.language, "session.channel.language")
+        else:
+            # Neither says: write in the conversation's own language.
+            code = self.identifier.detect(transcript.evidence[:4000]) or "en"
+            tag = summary_language(code, "the conversation's language")
+        return SummaryJob(
+            transcript=transcript,
+            language=tag.tag,
+            language_code=tag.language,
+            language_name=tag.english_name,
+            form=request.settings.summaryFormat or "paragraph",
+            max_chars=request.settings.maxResponseLength or None,
+        )
+
+    def run(self, job: SummaryJob, deadline: Deadline) -> Summary:
+        """Write the summary. Uses the engine: call it only from the engine's work queue."""
+        summary = Summary(text="", language=job.language, engine=self.engine.name)
+        transcript = job.transcript
+        with_notes = self.options.notes or job.form == "structured"
+        budget = self.engine.context_size - _CONTEXT_RESERVE - self._system_size()
+        parts = split_lines(transcript.lines, budget, self.engine.count_tokens)
+        who = transcript.who_is_who()
+        if len(parts) == 1:
+            ask = prompts.CONVERSATION.format(who_is_who=who, transcript=transcript.text)
+        else:
+            # Too long for the context: notes on each part, then one summary from all notes.
+            with_notes = True
+            ask = prompts.COMBINE_PARTS.format(
+                who_is_who=who, notes=self._part_notes(parts, who, summary, deadline)
+            )
+        system = prompts.SYSTEM_WITH_NOTES if with_notes else prompts.SYSTEM_WITHOUT_NOTES
+        max_words = job.max_chars // 6 if job.max_chars else None
+        instruction = prompts.format_instruction(job.form, max_words)
+        chat: list[ChatMessage] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": f"{ask}\n\n{instruction}" if instruction else ask},
+        ]
+        answer = parse_answer(self._say(chat, _MAX_TOKENS[job.form], summary, "summary", deadline))
+        if not answer.notes and job.form == "structured":
+            chat.append({"role": "user", "content": prompts.NOTES_ONLY})
+            said = self._say(chat, _MAX_TOKENS[job.form], summary, "notes again", deadline)
+            answer = Answer(notes=parse_answer(said).notes, summary=answer.summary)
+        if not answer.summary and job.form != "structured":
+            # The notes ran long and the answer stopped before its summary: ask for it.
+            chat.append({"role": "user", "content": prompts.SUMMARY_ONLY})
+            said = self._say(chat, _MAX_TOKENS[job.form], summary, "summary again", deadline)
+            answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
+        summary.notes = answer.notes
+        if self.options.self_check:
+            chat.append({"role": "user", "content": prompts.SELF_CHECK})
+            said = self._say(chat, _MAX_TOKENS[job.form], summary, "self-check", deadline)
+            answer = Answer(
+                notes=answer.notes, summary=parse_answer(said).summary or answer.summary
+            )
+        if self.options.fact_check and job.form == "structured":
+            # Rendered from the notes: drop what the conversation does not support, note by note.
+            answer = supported_notes(answer, job.transcript.evidence)
+        draft = render(answer, job.form)
+        if self.options.fact_check and job.form != "structured":
+            draft = self._checked(chat, draft, job, summary, deadline)
+        draft = fit_length(draft, job.max_chars)
+        if job.language_code != "en":
+            draft = self._translated(chat, draft, job, summary, deadline)
+        summary.text = fit_length(draft, job.max_chars)
+        return summary
+
+    # --- steps -------------------------------------------------------------------------
+
+    def _system_size(self) -> int:
+        if self._system_tokens is None:
+            self._system_tokens = self.engine.count_tokens(prompts.SYSTEM_WITH_NOTES)
+        return self._system_tokens
+
+    def _part_notes(
+        self, parts: list[list[str]], who: str, summary: Summary, deadline: Deadline
+    ) -> str:
+        notes = []
+        for number, lines in enumerate(parts, start=1):
+            head = prompts.PART.format(part=number, parts=len(parts))
+            ask = prompts.CONVERSATION.format(who_is_who=who, transcript="\n".join(lines))
+            chat: list[ChatMessage] = [
+                {"role": "system", "content": prompts.SYSTEM_WITH_NOTES},
+                {"role": "user", "content": f"{head}\n{ask}"},
+            ]
+            said = self._say(chat, _MAX_TOKENS["paragraph"], summary, f"part {number}", deadline)
+            answer = parse_answer(said)
+            notes.append(f"Part {number}:\n{answer.notes or answer.summary}")
+        return "\n\n".join(notes)
+
+    def _checked(
+        self,
+        chat: list[ChatMessage],
+        draft: str,
+        job: SummaryJob,
+        summary: Summary,
+        deadline: Deadline,
+    ) -> str:
+        evidence = job.transcript.evidence
+        check = check_facts(draft, evidence)
+        if check.ok:
+            return draft
+        chat.append(
+            {"role": "user", "content": prompts.REVISE.format(facts=", ".join(check.unsupported))}
+        )
+        said = self._say(chat, _MAX_TOKENS[job.form], summary, "revise", deadline)
+        revised = parse_answer(said).summary or said
+        if check_facts(revised, evidence).ok:
+            return revised
+        # Still unsupported: keep only the sentences whose facts all occur in the conversation.
+        kept = [s for s in split_sentences(revised) if check_facts(s, evidence).ok]
+        if not kept:
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                "The model could not write a summary whose facts all occur in the conversation. "
+                "Retry the request; if it fails again, send the conversation in smaller parts.",
+            )
+        summary.steps.append("dropped unsupported sentences")
+        return " ".join(kept) if job.form == "paragraph" else "\n".join(kept)
+
+    def _translated(
+        self,
+        chat: list[ChatMessage],
+        draft: str,
+        job: SummaryJob,
+        summary: Summary,
+        deadline: Deadline,
+    ) -> str:
+        max_tokens = 2 * _MAX_TOKENS[job.form]
+        chat.append(
+            {"role": "user", "content": prompts.TRANSLATE.format(language=job.language_name)}
+        )
+        text = self._say(chat, max_tokens, summary, "translate", deadline)
+        if self._in_language(text, job, draft):
+            return text
+        # Small models drift back to English: retry once, standalone, with a firmer instruction.
+        strict = prompts.TRANSLATE_STRICT.format(language=job.language_name, text=draft)
+        retry: list[ChatMessage] = [{"role": "user", "content": strict}]
+        text = self._say(retry, max_tokens, summary, "translate again", deadline)
+        if self._in_language(text, job, draft):
+            return text
+        raise ServiceError(
+            ErrorCode.PROCESSING_FAILED,
+            f"The model did not write the summary in {job.language_name} ({job.language}). "
+            "Retry the request, or ask for the summary in English.",
+        )
+
+    def _in_language(self, text: str, job: SummaryJob, source: str) -> bool:
+        if not text or self.identifier.detect(text) != job.language_code:
+            return False
+        # A translation must not add numbers or IDs that the draft did not have.
+        return check_facts(text, source + "\n" + job.transcript.evidence, names=False).ok
+
+    def _say(
+        self,
+        chat: list[ChatMessage],
+        max_tokens: int,
+        summary: Summary,
+        step: str,
+        deadline: Deadline,
+    ) -> str:
+        deadline.check()
+        completion = self.engine.chat(chat, max_tokens=max_tokens, deadline=deadline)
+        summary.count(completion, step)
+        text = completion.text.strip()
+        if completion.truncated:
+            text = _complete_sentences(text)
+        chat.append({"role": "assistant", "content": text})
+        return text
+
+
+class SummarizeSuperpower:
+    """The operation as transports call it: validate, queue for the model, answer."""
+
+    def __init__(self, summarizer: Summarizer, queue: WorkQueue, timeout_seconds: float) -> None:
+        self.summarizer = summarizer
+        self.queue = queue
+        self.timeout_seconds = timeout_seconds
+
+    async def __call__(self, body: MessageBody) -> list[ResponseItem]:
+        job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
+        deadline = Deadline(self.timeout_seconds)
+        summary = await self.queue.run(lambda: self.summarizer.run(job, deadline), deadline)
+        return [
+            ResponseItem(
+                content=summary.text,
+                type="summary",
+                language=summary.language,
+                engine=summary.engine,
+            )
+        ]
+
+
+# --- answer and text helpers -------------------------------------------------------------------
+
+
+def parse_answer(text: str) -> Answer:
+    head, marker, tail = text.rpartition("Summary:")
+    if not marker:
+        return Answer(notes=text, summary="") if "Issue:" in text else Answer("", text.strip())
+    return Answer(notes=head.strip(), summary=tail.strip())
+
+
+def supported_notes(answer: Answer, evidence: str) -> Answer:
+    """The notes without the sentences whose numbers, IDs or names the evidence lacks."""
+    lines = []
+    for line in answer.notes.splitlines():
+        heading, colon, value = line.partition(":")
+        if not colon:
+            continue
+        kept = [s for s in split_sentences(value) if check_facts(s, evidence).ok]
+        lines.append(f"{heading}: {' '.join(kept)}")
+    return Answer(notes="\n".join(lines), summary=answer.summary)
+
+
+def render(answer: Answer, form: SummaryFormat) -> str:
+    """The summary in the requested form; ``structured`` is rendered from the notes."""
+    if form == "structured" and answer.notes:
+        resolution = " ".join(_sentence(answer.note(h)) for h in ("Actions", "Outcome")).strip()
+        return (
+            f"**Issue:** {_sentence(answer.note('Issue')) or 'Not stated.'}\n\n"
+            f"**Resolution:** {resolution or 'None.'}\n\n"
+            f"**Next steps:** {_sentence(answer.note('Follow-up')) or 'None.'}"
+        )
+    if answer.summary:
+        return answer.summary
+    # No summary line (the answer was cut short): say what the notes say, in sentences.
+    return " ".join(
+        _sentence(answer.note(h)) for h in ("Issue", "Actions", "Outcome", "Follow-up")
+    ).strip()
+
+
+def split_lines(
+    lines: Sequence[str], budget: int, count_tokens: Callable[[str], int]
+) -> list[list[str]]:
+    """Group consecutive lines into parts of at most ``budget`` tokens (a longer line is
+    split at spaces). Nothing is dropped."""
+    parts: list[list[str]] = [[]]
+    used = 0
+    for line in lines:
+        for piece in _pieces(line, budget - 1, count_tokens):
+            cost = count_tokens(piece) + 1
+            if parts[-1] and used + cost > budget:
+                parts.append([])
+                used = 0
+            parts[-1].append(piece)
+            used += cost
+    return parts
+
+
+def _pieces(line: str, budget: int, count_tokens: Callable[[str], int]) -> list[str]:
+    if count_tokens(line) <= budget:
+        return [line]
+    pieces: list[str] = []
+    current: list[str] = []
+    for word in line.split(" "):
+        if current and count_tokens(" ".join([*current, word])) > budget:
+            pieces.append(" ".join(current))
+            current = []
+        current.append(word)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def fit_length(text: str, max_chars: int | None) -> str:
+    """Cut ``text`` to ``max_chars`` at a sentence end if one fits, else at a word."""
+    if not max_chars or len(text) <= max_chars:
+        return text
+    head = text[:max_chars]
+    end = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind("\n"))
+    if head.endswith((".", "!", "?")):
+        end = len(head) - 1
+    if end >= max_chars // 3:
+        return head[: end + 1].rstrip()
+    return head[: max_chars - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
+def _complete_sentences(text: str) -> str:
+    end = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
+    return text[: end + 1] if end > len(text) // 3 else text
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."

@@ -1,0 +1,1 @@
+"""Text handling: language tags and detection, transcripts, splitting."""
