@@ -105,9 +105,21 @@ def test_sentences_still_unsupported_after_revision_are_dropped(
     assert text == "Bo sends a new one."
 
 
+def test_a_plain_draft_is_tried_when_nothing_survives(identifier: LanguageIdentifier) -> None:
+    text, engine = run(
+        [NOTES + "Summary: Zed paid 99.", "Summary: Zed paid 98.", "Summary: Bo sends a new one."],
+        identifier,
+    )
+    assert text == "Bo sends a new one."
+    assert "Issue:" not in engine.chats[2][0]["content"]  # the system prompt without notes
+
+
 def test_nothing_supported_is_an_error(identifier: LanguageIdentifier) -> None:
     with pytest.raises(ServiceError) as caught:
-        run([NOTES + "Summary: Zed paid 99.", "Summary: Zed paid 98."], identifier)
+        run(
+            [NOTES + "Summary: Zed paid 99.", "Summary: Zed paid 98.", "Summary: Zed paid 97."],
+            identifier,
+        )
     assert caught.value.code is ErrorCode.PROCESSING_FAILED
 
 
@@ -174,3 +186,13 @@ def test_fit_length_prefers_sentence_ends() -> None:
     assert fit_length(text, 30) == "First sentence here."
     assert fit_length("one two three four five", 12) == "one two…"
     assert fit_length(text, None) == text
+
+
+def test_self_check_drops_sentences_judged_false(identifier: LanguageIdentifier) -> None:
+    engine = ScriptedEngine(
+        [NOTES + "Summary: Ana reports parcel 7781 late. Bo refunds it.", "True", "False"]
+    )
+    summarizer = Summarizer(engine, identifier, SummaryOptions(self_check=True))
+    job = summarizer.plan(parse_message_body(minimal_body(), PayloadLimits()))
+    assert summarizer.run(job, Deadline(30)).text == "Ana reports parcel 7781 late."
+    assert "Statement: Bo refunds it." in engine.chats[2][-1]["content"]

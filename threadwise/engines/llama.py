@@ -22,12 +22,19 @@ class LlamaCppEngine:
     """
 
     def __init__(
-        self, model_path: Path, *, context_size: int, threads: int, batch_size: int = 512
+        self,
+        model_path: Path,
+        *,
+        context_size: int,
+        threads: int,
+        batch_size: int = 512,
+        prefix_cache_bytes: int = 0,
     ) -> None:
         self._path = model_path
         self._context_size = context_size
         self._threads = threads
         self._batch_size = batch_size
+        self._prefix_cache_bytes = prefix_cache_bytes
         self._llm: Llama | None = None
         self._load_lock = threading.Lock()
 
@@ -44,11 +51,13 @@ class LlamaCppEngine:
         return self._llm is not None
 
     def load(self) -> None:
-        from llama_cpp import Llama  # imported late: it loads the native library
+        # Imported late: importing llama_cpp loads the native library.
+        from llama_cpp import Llama
+        from llama_cpp.llama_cache import LlamaRAMCache
 
         with self._load_lock:
             if self._llm is None:
-                self._llm = Llama(
+                llm = Llama(
                     model_path=str(self._path),
                     n_ctx=self._context_size,
                     n_threads=self._threads,
@@ -57,6 +66,9 @@ class LlamaCppEngine:
                     seed=0,
                     verbose=False,
                 )
+                if self._prefix_cache_bytes:
+                    llm.set_cache(LlamaRAMCache(capacity_bytes=self._prefix_cache_bytes))
+                self._llm = llm
 
     def _model(self) -> Llama:
         if self._llm is None:

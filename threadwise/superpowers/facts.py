@@ -91,7 +91,7 @@ _NOT_NAMES = frozenset(
         "No",
     ]
 )
-_WORD = re.compile(r"[A-Z][\w'\u2019-]*")
+_WORD = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|^\s*[-*•]\s*|\*\*\s*)$")
 
 

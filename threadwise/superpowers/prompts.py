@@ -16,14 +16,15 @@ Rules:
 - Use only facts stated in the conversation. Copy names, numbers, IDs, amounts and dates exactly.
 - Give each action to the person who did it: if the customer gave an order number, the customer gave it, not the agent.
 - A name used to address someone ("Hi, Sam") is the name of the person spoken to, not of the speaker.
-- Report outcomes exactly: a request that was refused, or only promised, is not done.
+- Report outcomes exactly: a request that was refused, or only promised, is not done. A request that waits for approval is pending.
+- An offer or a choice of options is not an action: report only the option that was chosen, and what was actually done.
 - Refer to people by name as written in the transcript (for example #Person1#).
 - Leave out greetings, small talk and minor details."""
 
 _WITH_NOTES = """
 First write short notes, then the summary:
 Issue: <who wants what>
-Actions: <the key actions, each starting with the name of who did it>
+Actions: <at most three key actions, each starting with the name of who did it>
 Outcome: <what is agreed, done or refused, by whom>
 Follow-up: <who will do what next, or none>
 Summary: <at most two sentences, at most 45 words, present tense>"""
@@ -102,9 +103,15 @@ Combine them into notes on the whole conversation, then the summary."""
 REVISE = """Your summary mentions {facts}, which the conversation does not contain. \
 Rewrite the summary without anything that is not in the conversation, starting with "Summary:"."""
 
-SELF_CHECK = """Check your summary against the conversation: is every action given to the person \
-who really did it, and is every outcome stated correctly? Answer with the summary, corrected if \
-needed, starting with "Summary:"."""
+# Asked in a fresh chat holding only the conversation: with its own draft in view, the model
+# confirms every statement (measured: "yes" to 26 of 26, false ones included).
+VERIFY_SYSTEM = "You check statements against a conversation. Answer only true or false."
+
+VERIFY = """Conversation:
+{transcript}
+
+Statement: {statement}
+Is the statement true or false according to the conversation?"""
 
 TRANSLATE = """Translate your summary into {language}. Keep names, numbers, IDs and the \
 formatting unchanged. Answer with the {language} text only."""

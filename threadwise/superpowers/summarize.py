@@ -150,12 +150,9 @@ class Summarizer:
             said = self._say(chat, _MAX_TOKENS[job.form], summary, "summary again", deadline)
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         summary.notes = answer.notes
-        if self.options.self_check:
-            chat.append({"role": "user", "content": prompts.SELF_CHECK})
-            said = self._say(chat, _MAX_TOKENS[job.form], summary, "self-check", deadline)
-            answer = Answer(
-                notes=answer.notes, summary=parse_answer(said).summary or answer.summary
-            )
+        if self.options.self_check and job.form != "structured":
+            verified = self._verified(transcript, answer.summary, summary, deadline)
+            answer = Answer(notes=answer.notes, summary=verified)
         if self.options.fact_check and job.form == "structured":
             # Rendered from the notes: drop what the conversation does not support, note by note.
             answer = supported_notes(answer, job.transcript.evidence)
@@ -191,6 +188,31 @@ class Summarizer:
             notes.append(f"Part {number}:\n{answer.notes or answer.summary}")
         return "\n\n".join(notes)
 
+    def _verified(
+        self, transcript: Transcript, draft: str, summary: Summary, deadline: Deadline
+    ) -> str:
+        """Keep the sentences the model judges true, asked one by one against the conversation.
+
+        The questions share the chat up to the statement, so after the first one the engine
+        processes only the statement."""
+        kept = []
+        for sentence in split_sentences(draft):
+            question: list[ChatMessage] = [
+                {"role": "system", "content": prompts.VERIFY_SYSTEM},
+                {
+                    "role": "user",
+                    "content": prompts.VERIFY.format(
+                        transcript=transcript.text, statement=sentence
+                    ),
+                },
+            ]
+            said = self._say(question, 3, summary, "verify", deadline)
+            if not said.lower().startswith("false"):
+                kept.append(sentence)
+        if not kept:
+            return draft
+        return ("\n" if "\n" in draft else " ").join(kept)
+
     def _checked(
         self,
         chat: list[ChatMessage],
@@ -212,6 +234,15 @@ class Summarizer:
             return revised
         # Still unsupported: keep only the sentences whose facts all occur in the conversation.
         kept = [s for s in split_sentences(revised) if check_facts(s, evidence).ok]
+        if not kept and self.options.notes:
+            # Last resort: a fresh draft without notes, which takes another path through the model.
+            plain: list[ChatMessage] = [
+                {"role": "system", "content": prompts.SYSTEM_WITHOUT_NOTES},
+                chat[1],
+            ]
+            said = self._say(plain, _MAX_TOKENS[job.form], summary, "plain draft", deadline)
+            draft = parse_answer(said).summary or said
+            kept = [s for s in split_sentences(draft) if check_facts(s, evidence).ok]
         if not kept:
             raise ServiceError(
                 ErrorCode.PROCESSING_FAILED,

@@ -1,0 +1,331 @@
+"""Benchmark of the summarize superpower on the real default model.
+
+    python -m bench.summarize [--limit N] [--languages N] [--faithfulness]
+
+Prints, per set: latency p50/p95, prompt and completion tokens, generation tokens/s;
+ROUGE-1/2/L against the DialogSum references; the share of summaries in the requested
+language (en, es, fr, de, pt); and the ratio of end-to-end latency through the HTTP app
+(uvicorn on 127.0.0.1) to direct llama.cpp calls with the same prompts, in the same run.
+``--faithfulness`` also writes, for each pipeline variant, the summaries of the 30 checked
+DialogSum dialogues and the support chats beside their who-did-what checklists, for review.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from rouge_score import rouge_scorer
+
+from bench.dialogsum import dialogue_body, load_dialogsum
+from threadwise.api.app import create_app
+from threadwise.config import Settings
+from threadwise.deadlines import Deadline
+from threadwise.engines.base import ChatMessage
+from threadwise.engines.llama import LlamaCppEngine
+from threadwise.errors import ServiceError
+from threadwise.payload import parse_message_body
+from threadwise.services import Services, build_services
+from threadwise.superpowers.summarize import Summarizer, SummaryOptions
+
+DATA = Path(__file__).parent / "data"
+RESULTS = Path(__file__).parent / "results"
+LANGUAGES = ("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT")
+VARIANTS = {
+    "plain (no notes, no check)": SummaryOptions(notes=False, fact_check=False),
+    "notes": SummaryOptions(notes=True, fact_check=False),
+    "notes + fact check (default)": SummaryOptions(notes=True, fact_check=True),
+    "notes + fact check + self-check": SummaryOptions(notes=True, fact_check=True, self_check=True),
+}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def support_chats() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / "support_chats.jsonl").read_text().splitlines()]
+
+
+def first_messages(body: dict[str, Any], count: int) -> dict[str, Any]:
+    body = json.loads(json.dumps(body))
+    conversation = body["request"]["scope"]["conversations"][0]
+    conversation["messages"] = conversation["messages"][:count]
+    return body
+
+
+class Recorder:
+    """Wraps the engine: records each chat call and its duration."""
+
+    def __init__(self, engine: LlamaCppEngine) -> None:
+        self.engine = engine
+        self.calls: list[tuple[list[ChatMessage], int, float, int, int]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def chat(self, messages: list[ChatMessage], *, max_tokens: int, deadline: Any = None) -> Any:
+        started = time.perf_counter()
+        completion = self.engine.chat(list(messages), max_tokens=max_tokens, deadline=deadline)
+        elapsed = time.perf_counter() - started
+        self.calls.append(
+            (
+                list(messages),
+                max_tokens,
+                elapsed,
+                completion.prompt_tokens,
+                completion.completion_tokens,
+            )
+        )
+        return completion
+
+
+def run_set(
+    summarizer: Summarizer,
+    recorder: Recorder,
+    bodies: list[tuple[str, dict[str, Any]]],
+    limits: Any,
+) -> list[dict[str, Any]]:
+    rows = []
+    for name, body in bodies:
+        recorder.calls.clear()
+        job = summarizer.plan(parse_message_body(body, limits))
+        started = time.perf_counter()
+        try:
+            summary = summarizer.run(job, Deadline(600))
+        except ServiceError as exc:  # counted and shown, not hidden
+            print(f"  {name}: {exc.code.value}: {exc.message}")
+            rows.append(
+                {
+                    "name": name,
+                    "seconds": time.perf_counter() - started,
+                    "error": exc.code.value,
+                    "summary": "",
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "tokens_per_s": 0.0,
+                    "notes": "",
+                    "steps": [],
+                    "language": job.language_code,
+                }
+            )
+            continue
+        elapsed = time.perf_counter() - started
+        generation = sum(c[2] for c in recorder.calls)
+        rows.append(
+            {
+                "name": name,
+                "seconds": elapsed,
+                "prompt_tokens": summary.prompt_tokens,
+                "completion_tokens": summary.completion_tokens,
+                "tokens_per_s": summary.completion_tokens / generation if generation else 0.0,
+                "summary": summary.text,
+                "notes": summary.notes,
+                "steps": summary.steps,
+                "language": job.language_code,
+            }
+        )
+    return rows
+
+
+def report(title: str, rows: list[dict[str, Any]]) -> None:
+    seconds = [r["seconds"] for r in rows]
+    print(
+        f"{title}: n={len(rows)}  latency p50 {statistics.median(seconds):.2f} s  "
+        f"p95 {percentile(seconds, 0.95):.2f} s  "
+        f"prompt tokens mean {statistics.mean(r['prompt_tokens'] for r in rows):.0f}  "
+        f"completion tokens mean {statistics.mean(r['completion_tokens'] for r in rows):.0f}  "
+        f"~{statistics.mean(r['tokens_per_s'] for r in rows):.1f} tokens/s (incl. prompt)"
+    )
+
+
+def rouge(rows: list[dict[str, Any]], references: dict[str, list[str]]) -> tuple[float, ...]:
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    totals = [0.0, 0.0, 0.0]
+    for row in rows:
+        refs = references[row["name"]]
+        for ref in refs:
+            scores = scorer.score(ref, row["summary"])
+            for i, key in enumerate(("rouge1", "rouge2", "rougeL")):
+                totals[i] += scores[key].fmeasure / len(refs)
+    return tuple(100 * t / len(rows) for t in totals)
+
+
+@contextmanager
+def serving(services: Services) -> Iterator[int]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(services, manage_services=False),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join()
+
+
+def overhead(
+    services: Services, recorder: Recorder, bodies: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """End-to-end through the HTTP app vs the same prompts sent straight to llama.cpp."""
+    llm = recorder.engine._model()
+    prime: list[ChatMessage] = [{"role": "user", "content": "Say OK."}]
+
+    def reset_cache() -> None:  # both runs start with the same (unrelated) KV cache
+        recorder.engine.chat(prime, max_tokens=2)
+
+    http_total = direct_total = 0.0
+    with serving(services) as port:
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        for _, body in bodies:
+            reset_cache()
+            recorder.calls.clear()
+            payload = json.dumps(body).encode()
+            started = time.perf_counter()
+            client.request(
+                "POST", "/message/summarize", payload, {"Content-Type": "application/json"}
+            )
+            response = client.getresponse()
+            text = response.read()
+            http_total += time.perf_counter() - started
+            assert response.status == 200, text
+            calls = list(recorder.calls)
+            reset_cache()
+            started = time.perf_counter()
+            for messages, max_tokens, *_ in calls:
+                llm.create_chat_completion(
+                    messages=messages,  # type: ignore[arg-type]
+                    max_tokens=max_tokens,
+                    temperature=0.0,
+                    top_k=1,
+                )
+            direct_total += time.perf_counter() - started
+    print(
+        f"service overhead: HTTP end-to-end {http_total:.2f} s vs direct llama.cpp "
+        f"{direct_total:.2f} s over {len(bodies)} requests: ratio {http_total / direct_total:.3f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=100, help="DialogSum dialogues for ROUGE")
+    parser.add_argument("--languages", type=int, default=10, help="dialogues per language")
+    parser.add_argument("--faithfulness", action="store_true")
+    parser.add_argument("--faithfulness-only", action="store_true")
+    parser.add_argument("--variant", help="only the faithfulness variants whose label has this")
+    args = parser.parse_args()
+
+    services = build_services(Settings())
+    started = time.perf_counter()
+    services.identifier.load()
+    services.engine.load()
+    print(f"model {services.engine.name} loaded in {time.perf_counter() - started:.1f} s")
+    assert isinstance(services.engine, LlamaCppEngine)
+    recorder = Recorder(services.engine)
+    summarizer = Summarizer(recorder, services.identifier)
+    RESULTS.mkdir(exist_ok=True)
+
+    dialogues = load_dialogsum()
+    chats = support_chats()
+    if not args.faithfulness_only:
+        main_sets(args, services, summarizer, recorder, dialogues, chats)
+    if args.faithfulness or args.faithfulness_only:
+        faithfulness(services, recorder, dialogues, chats, args.variant)
+
+
+def main_sets(
+    args: argparse.Namespace,
+    services: Services,
+    summarizer: Summarizer,
+    recorder: Recorder,
+    dialogues: list[dict[str, Any]],
+    chats: list[dict[str, Any]],
+) -> None:
+    short = [(f"{c['id']}[:5]", first_messages(c["body"], 5)) for c in chats[:6]]
+    long = [
+        (c["id"], c["body"])
+        for c in chats
+        if len(c["body"]["request"]["scope"]["conversations"][0]["messages"]) >= 40
+    ]
+    report("5-message chats", run_set(summarizer, recorder, short, services.limits))
+    report("40+-message chats", run_set(summarizer, recorder, long, services.limits))
+
+    rows = run_set(
+        summarizer,
+        recorder,
+        [(d["fname"], dialogue_body(d)) for d in dialogues[: args.limit]],
+        services.limits,
+    )
+    report("DialogSum dev", rows)
+    references = {d["fname"]: [d["summary"]] for d in dialogues}
+    r1, r2, rl = rouge(rows, references)
+    print(f"ROUGE-1/2/L on {len(rows)} DialogSum dev dialogues: {r1:.1f} / {r2:.1f} / {rl:.1f}")
+    (RESULTS / "dialogsum.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    for tag in LANGUAGES:
+        bodies = [(d["fname"], dialogue_body(d, tag)) for d in dialogues[: args.languages]]
+        try:
+            lang_rows = run_set(summarizer, recorder, bodies, services.limits)
+        except Exception as exc:  # a failed language check is reported, not hidden
+            print(f"{tag}: failed: {exc}")
+            continue
+        hits = sum(services.identifier.detect(r["summary"]) == tag[:2] for r in lang_rows)
+        print(
+            f"{tag}: {hits}/{len(lang_rows)} summaries in the requested language, "
+            f"p50 {statistics.median(r['seconds'] for r in lang_rows):.2f} s"
+        )
+
+    overhead(
+        services, recorder, short[:3] + [(d["fname"], dialogue_body(d)) for d in dialogues[:3]]
+    )
+
+
+def faithfulness(
+    services: Services,
+    recorder: Recorder,
+    dialogues: list[dict[str, Any]],
+    chats: list[dict[str, Any]],
+    only: str | None = None,
+) -> None:
+    """Each pipeline variant on the checked dialogues and chats, written out for review."""
+    checklists = {
+        json.loads(line)["fname"]
+        for line in (DATA / "dialogsum_checklist.jsonl").read_text().splitlines()
+    }
+    checked = [(d["fname"], dialogue_body(d)) for d in dialogues if d["fname"] in checklists]
+    checked += [(c["id"], c["body"]) for c in chats]
+    for label, options in VARIANTS.items():
+        if only and only not in label:
+            continue
+        variant = Summarizer(recorder, services.identifier, options)
+        rows = run_set(variant, recorder, checked, services.limits)
+        slug = label.split(" (")[0].replace(" + ", "+").replace(" ", "-")
+        out = RESULTS / f"faithfulness-{slug}.jsonl"
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        report(f"faithfulness set, {label}", rows)
+        print(f"  summaries written to {out}")
+
+
+if __name__ == "__main__":
+    main()
