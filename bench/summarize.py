@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
 from rouge_score import rouge_scorer
@@ -31,7 +31,7 @@ from bench.dialogsum import dialogue_body, load_dialogsum
 from threadwise.api.app import create_app
 from threadwise.config import Settings
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage
+from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
@@ -43,6 +43,7 @@ RESULTS = Path(__file__).parent / "results"
 LANGUAGES = ("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT")
 VARIANTS = {
     "plain (no notes, no check)": SummaryOptions(notes=False, fact_check=False),
+    "plain + fact check": SummaryOptions(notes=False, fact_check=True),
     "notes": SummaryOptions(notes=True, fact_check=False),
     "notes + fact check (default)": SummaryOptions(notes=True, fact_check=True),
     "notes + fact check + self-check": SummaryOptions(notes=True, fact_check=True, self_check=True),
@@ -197,8 +198,9 @@ def overhead(
 
     http_total = direct_total = 0.0
     with serving(services) as port:
-        client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         for _, body in bodies:
+            # A new connection each time: the direct replay outlasts uvicorn's keep-alive.
+            client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
             reset_cache()
             recorder.calls.clear()
             payload = json.dumps(body).encode()
@@ -208,9 +210,11 @@ def overhead(
             )
             response = client.getresponse()
             text = response.read()
+            client.close()
             http_total += time.perf_counter() - started
             assert response.status == 200, text
             calls = list(recorder.calls)
+            assert calls, "the HTTP app's engine calls were not recorded"
             reset_cache()
             started = time.perf_counter()
             for messages, max_tokens, *_ in calls:
@@ -219,6 +223,7 @@ def overhead(
                     max_tokens=max_tokens,
                     temperature=0.0,
                     top_k=1,
+                    repeat_penalty=1.0,
                 )
             direct_total += time.perf_counter() - started
     print(
@@ -233,6 +238,7 @@ def main() -> None:
     parser.add_argument("--languages", type=int, default=10, help="dialogues per language")
     parser.add_argument("--faithfulness", action="store_true")
     parser.add_argument("--faithfulness-only", action="store_true")
+    parser.add_argument("--overhead-only", action="store_true")
     parser.add_argument("--variant", help="only the faithfulness variants whose label has this")
     args = parser.parse_args()
 
@@ -243,12 +249,16 @@ def main() -> None:
     print(f"model {services.engine.name} loaded in {time.perf_counter() - started:.1f} s")
     assert isinstance(services.engine, LlamaCppEngine)
     recorder = Recorder(services.engine)
-    summarizer = Summarizer(recorder, services.identifier)
+    # The HTTP app's summarizer records its engine calls too, so they can be replayed directly.
+    services.summarizer.engine = cast(ChatEngine, recorder)
+    summarizer = services.summarizer
     RESULTS.mkdir(exist_ok=True)
 
     dialogues = load_dialogsum()
     chats = support_chats()
-    if not args.faithfulness_only:
+    if args.overhead_only:
+        overhead(services, recorder, overhead_bodies(dialogues, chats))
+    elif not args.faithfulness_only:
         main_sets(args, services, summarizer, recorder, dialogues, chats)
     if args.faithfulness or args.faithfulness_only:
         faithfulness(services, recorder, dialogues, chats, args.variant)
@@ -296,9 +306,14 @@ def main_sets(
             f"p50 {statistics.median(r['seconds'] for r in lang_rows):.2f} s"
         )
 
-    overhead(
-        services, recorder, short[:3] + [(d["fname"], dialogue_body(d)) for d in dialogues[:3]]
-    )
+    overhead(services, recorder, overhead_bodies(dialogues, chats))
+
+
+def overhead_bodies(
+    dialogues: list[dict[str, Any]], chats: list[dict[str, Any]]
+) -> list[tuple[str, dict[str, Any]]]:
+    short = [(f"{c['id']}[:5]", first_messages(c["body"], 5)) for c in chats[:3]]
+    return short + [(d["fname"], dialogue_body(d)) for d in dialogues[:3]]
 
 
 def faithfulness(

@@ -42,11 +42,12 @@ class Settings(BaseSettings):
     llm_context_size: int = Field(default=4096, ge=512)
     llm_threads: int = Field(default_factory=_default_threads, ge=1)
     llm_batch_size: int = Field(default=512, ge=32)
-    # RAM for KV states of earlier prompts (0 = only the last prompt's state is kept).
-    llm_prefix_cache_mb: int = Field(default=1024, ge=0)
     # Requests waiting for (or holding) the model; one more gets 503 OVERLOADED at once.
     llm_queue_size: int = Field(default=8, ge=1)
-    # Ask the model to re-check who did what in its own draft (a second short pass).
+    # Have the model write notes (issue, actions with actors, outcome, follow-up) before the
+    # summary. The structured format and conversations longer than the context always do.
+    summary_notes: bool = True
+    # Ask the model, sentence by sentence, whether its draft is true of the conversation.
     summary_self_check: bool = False
 
     request_timeout_seconds: float = Field(default=120.0, gt=0)

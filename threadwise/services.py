@@ -75,12 +75,13 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         context_size=settings.llm_context_size,
         threads=settings.llm_threads,
         batch_size=settings.llm_batch_size,
-        prefix_cache_bytes=settings.llm_prefix_cache_mb * 1024 * 1024,
     )
     queue = WorkQueue(settings.llm_queue_size, name="llm")
     identifier = LanguageIdentifier()
     summarizer = Summarizer(
-        engine, identifier, SummaryOptions(self_check=settings.summary_self_check)
+        engine,
+        identifier,
+        SummaryOptions(notes=settings.summary_notes, self_check=settings.summary_self_check),
     )
     return Services(
         settings=settings,

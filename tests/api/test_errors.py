@@ -84,3 +84,17 @@ def test_operations(client: TestClient) -> None:
     assert version.json()["interface"] == "3.6.0"
     assert version.headers["x-interface-version"] == "3.6.0"
     assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_full_queue_is_503_with_retry_after(
+    client: TestClient, services: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from threadwise.engines.queue import WorkQueue
+
+    full = WorkQueue(capacity=0, name="full")
+    monkeypatch.setattr(services.summarize, "queue", full)
+    response = client.post("/message/summarize", json=minimal_body())
+    body = assert_error(response, 503, "OVERLOADED")
+    assert int(response.headers["retry-after"]) >= 1
+    assert body["error"]["retryable"] is True
+    full.shutdown()

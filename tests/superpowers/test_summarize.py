@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ from threadwise.engines.base import ChatMessage, Completion
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode
+from threadwise.superpowers import prompts
 from threadwise.superpowers.summarize import (
     Answer,
     Summarizer,
@@ -26,14 +27,20 @@ from threadwise.text.languages import LanguageIdentifier
 
 
 class ScriptedEngine:
-    """Answers with the given replies in order and records each chat it was sent."""
+    """Answers with the given replies in order (or computed from each chat), recording the chats."""
 
     name = "scripted:test"
-    context_size = 4096
     loaded = True
 
-    def __init__(self, replies: list[str]) -> None:
-        self._replies: Iterator[str] = iter(replies)
+    def __init__(
+        self, replies: list[str] | Callable[[list[ChatMessage]], str], context_size: int = 4096
+    ) -> None:
+        self.context_size = context_size
+        if callable(replies):
+            self._reply = replies
+        else:
+            remaining = iter(replies)
+            self._reply = lambda _chat: next(remaining)
         self.chats: list[list[ChatMessage]] = []
 
     def load(self) -> None:
@@ -47,7 +54,7 @@ class ScriptedEngine:
     ) -> Completion:
         self.chats.append(list(messages))
         return Completion(
-            next(self._replies), prompt_tokens=10, completion_tokens=5, truncated=False
+            self._reply(messages), prompt_tokens=10, completion_tokens=5, truncated=False
         )
 
 
@@ -196,3 +203,34 @@ def test_self_check_drops_sentences_judged_false(identifier: LanguageIdentifier)
     job = summarizer.plan(parse_message_body(minimal_body(), PayloadLimits()))
     assert summarizer.run(job, Deadline(30)).text == "Ana reports parcel 7781 late."
     assert "Statement: Bo refunds it." in engine.chats[2][-1]["content"]
+
+
+def test_conversation_longer_than_the_context_is_taken_in_parts(
+    identifier: LanguageIdentifier,
+) -> None:
+    data = minimal_body()
+    data["request"]["scope"]["conversations"][0]["messages"] = [
+        {"participantId": "c" if i % 2 else "a", "content": f"message {i} " + "word " * 40}
+        for i in range(60)
+    ]
+    messages = data["request"]["scope"]["conversations"][0]["messages"]
+    messages[0]["content"] += " My parcel 7781 is late."
+
+    def reply(chat: list[ChatMessage]) -> str:
+        if chat[-1]["content"].startswith("This is part"):
+            return NOTES
+        return NOTES + "Summary: Ana reports parcel 7781 late."
+
+    engine = ScriptedEngine(reply)
+    system_words = len(prompts.SYSTEM_WITH_NOTES.split())
+    engine.context_size = system_words + 700 + 800  # room for ~800 words of transcript a part
+    summarizer = Summarizer(engine, identifier)
+    job = summarizer.plan(parse_message_body(data, PayloadLimits()))
+    summary = summarizer.run(job, Deadline(30))
+    part_calls = [step for step in summary.steps if step.startswith("part ")]
+    assert len(part_calls) >= 3
+    # Every message went to some part; the last call combines the parts' notes.
+    sent = " ".join(chat[1]["content"] for chat in engine.chats[: len(part_calls)])
+    assert all(f"message {i} " in sent for i in range(60))
+    assert "Part 1:" in engine.chats[len(part_calls)][1]["content"]
+    assert summary.text == "Ana reports parcel 7781 late."

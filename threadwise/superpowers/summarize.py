@@ -269,7 +269,8 @@ class Summarizer:
             return text
         # Small models drift back to English: retry once, standalone, with a firmer instruction.
         strict = prompts.TRANSLATE_STRICT.format(language=job.language_name, text=draft)
-        retry: list[ChatMessage] = [{"role": "user", "content": strict}]
+        # Under the same system prompt, so the cached prefix stays useful for the next request.
+        retry: list[ChatMessage] = [chat[0], {"role": "user", "content": strict}]
         text = self._say(retry, max_tokens, summary, "translate again", deadline)
         if self._in_language(text, job, draft):
             return text
