@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -31,7 +32,7 @@ from bench.dialogsum import dialogue_body, load_dialogsum
 from threadwise.api.app import create_app
 from threadwise.config import Settings
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatEngine, ChatMessage
+from threadwise.engines.base import ChatEngine, ChatMessage, Completion
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
@@ -71,25 +72,44 @@ class Recorder:
 
     def __init__(self, engine: LlamaCppEngine) -> None:
         self.engine = engine
-        self.calls: list[tuple[list[ChatMessage], int, float, int, int]] = []
+        self.calls: list[Call] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)
 
-    def chat(self, messages: list[ChatMessage], *, max_tokens: int, deadline: Any = None) -> Any:
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int,
+        deadline: Deadline | None = None,
+        continue_from: str = "",
+    ) -> Completion:
         started = time.perf_counter()
-        completion = self.engine.chat(list(messages), max_tokens=max_tokens, deadline=deadline)
-        elapsed = time.perf_counter() - started
+        completion = self.engine.chat(
+            list(messages), max_tokens=max_tokens, deadline=deadline, continue_from=continue_from
+        )
         self.calls.append(
-            (
+            Call(
                 list(messages),
                 max_tokens,
-                elapsed,
+                continue_from,
+                time.perf_counter() - started,
                 completion.prompt_tokens,
                 completion.completion_tokens,
             )
         )
         return completion
+
+
+@dataclass(frozen=True)
+class Call:
+    messages: list[ChatMessage]
+    max_tokens: int
+    continue_from: str
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
 
 
 def run_set(
@@ -123,7 +143,7 @@ def run_set(
             )
             continue
         elapsed = time.perf_counter() - started
-        generation = sum(c[2] for c in recorder.calls)
+        generation = sum(c.seconds for c in recorder.calls)
         rows.append(
             {
                 "name": name,
@@ -191,6 +211,8 @@ def overhead(
 ) -> None:
     """End-to-end through the HTTP app vs the same prompts sent straight to llama.cpp."""
     llm = recorder.engine._model()
+    formatter = recorder.engine._formatter
+    assert formatter is not None
     prime: list[ChatMessage] = [{"role": "user", "content": "Say OK."}]
 
     def reset_cache() -> None:  # both runs start with the same (unrelated) KV cache
@@ -217,10 +239,17 @@ def overhead(
             assert calls, "the HTTP app's engine calls were not recorded"
             reset_cache()
             started = time.perf_counter()
-            for messages, max_tokens, *_ in calls:
-                llm.create_chat_completion(
-                    messages=messages,  # type: ignore[arg-type]
-                    max_tokens=max_tokens,
+            for call in calls:
+                # The prompt as the engine renders it, straight into llama.cpp.
+                rendered = formatter(messages=call.messages)  # type: ignore[arg-type]
+                llm.create_completion(
+                    prompt=llm.tokenize(
+                        (rendered.prompt + call.continue_from).encode(),
+                        add_bos=not rendered.added_special,
+                        special=True,
+                    ),
+                    max_tokens=call.max_tokens,
+                    stop=rendered.stop,
                     temperature=0.0,
                     top_k=1,
                     repeat_penalty=1.0,

@@ -42,6 +42,7 @@ class ScriptedEngine:
             remaining = iter(replies)
             self._reply = lambda _chat: next(remaining)
         self.chats: list[list[ChatMessage]] = []
+        self.continued: list[str] = []
 
     def load(self) -> None:
         pass
@@ -50,12 +51,17 @@ class ScriptedEngine:
         return len(text.split())
 
     def chat(
-        self, messages: list[ChatMessage], *, max_tokens: int, deadline: Deadline | None = None
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int,
+        deadline: Deadline | None = None,
+        continue_from: str = "",
     ) -> Completion:
         self.chats.append(list(messages))
-        return Completion(
-            self._reply(messages), prompt_tokens=10, completion_tokens=5, truncated=False
-        )
+        self.continued.append(continue_from)
+        text = continue_from + self._reply(messages)
+        return Completion(text, prompt_tokens=10, completion_tokens=5, truncated=False)
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +91,14 @@ def test_summary_comes_from_the_answer_after_its_notes(identifier: LanguageIdent
     assert text == "Ana reports parcel 7781 late; Bo sends a new one."
     assert len(engine.chats) == 1
     assert "Ana (customer): My parcel 7781 is late." in engine.chats[0][1]["content"]
+
+
+def test_answer_that_stops_after_its_notes_is_continued(identifier: LanguageIdentifier) -> None:
+    text, engine = run([NOTES.strip(), " Bo sends Ana a new parcel for the late 7781."], identifier)
+    assert text == "Bo sends Ana a new parcel for the late 7781."
+    assert engine.continued[1] == NOTES.strip() + "\nSummary:"
+    # The continuation extends the same chat, not a new user turn.
+    assert engine.chats[1] == engine.chats[0]
 
 
 def test_invented_facts_are_revised(identifier: LanguageIdentifier) -> None:
@@ -141,7 +155,36 @@ def test_other_language_is_translated_and_checked(identifier: LanguageIdentifier
         settings={"overrideOutputLanguage": "es-ES"},
     )
     assert text.startswith("Ana informa")
-    assert "Spanish" in engine.chats[2][-1]["content"]
+    # Each translation is asked in a fresh chat holding only the draft, never the notes.
+    for chat in engine.chats[1:]:
+        assert len(chat) == 2
+        assert "Spanish" in chat[1]["content"]
+        assert chat[1]["content"].endswith("Ana reports parcel 7781 late; Bo sends a new one.")
+        assert "Issue:" not in chat[1]["content"]
+
+
+def test_translation_loses_its_label_and_quotes(identifier: LanguageIdentifier) -> None:
+    text, _ = run(
+        [
+            NOTES + "Summary: Ana reports parcel 7781 late; Bo sends a new one.",
+            '"Resumen: Ana informa que el paquete 7781 llega tarde; Bo envía uno nuevo."',
+        ],
+        identifier,
+        settings={"overrideOutputLanguage": "es-ES"},
+    )
+    assert text == "Ana informa que el paquete 7781 llega tarde; Bo envía uno nuevo."
+
+
+def test_translated_sentence_with_a_new_number_is_dropped(identifier: LanguageIdentifier) -> None:
+    text, _ = run(
+        [
+            NOTES + "Summary: Ana reports parcel 7781 late. Bo sends a new one.",
+            "Ana informa que el paquete 7781 llega tarde. Bo envía uno nuevo por 25 euros.",
+        ],
+        identifier,
+        settings={"overrideOutputLanguage": "es-ES"},
+    )
+    assert text == "Ana informa que el paquete 7781 llega tarde."
 
 
 def test_translation_that_never_arrives_is_an_error(identifier: LanguageIdentifier) -> None:

@@ -51,4 +51,8 @@ class ChatEngine(Protocol):
         *,
         max_tokens: int,
         deadline: Deadline | None = None,
-    ) -> Completion: ...
+        continue_from: str = "",
+    ) -> Completion:
+        """The assistant's answer to ``messages``. With ``continue_from``, the answer is made
+        to start with that text, which the returned text includes."""
+        ...

@@ -11,6 +11,13 @@ from threadwise.engines.base import ChatMessage, Completion
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+# For a GGUF without a chat template: ChatML, which the Qwen family uses.
+_CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
 
 
 class LlamaCppEngine:
@@ -36,6 +43,7 @@ class LlamaCppEngine:
         self._threads = threads
         self._batch_size = batch_size
         self._llm: Llama | None = None
+        self._formatter: Jinja2ChatFormatter | None = None
         self._load_lock = threading.Lock()
 
     @property
@@ -51,11 +59,13 @@ class LlamaCppEngine:
         return self._llm is not None
 
     def load(self) -> None:
-        from llama_cpp import Llama  # imported late: it loads the native library
+        # Imported late: it loads the native library.
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         with self._load_lock:
             if self._llm is None:
-                self._llm = Llama(
+                llm = Llama(
                     model_path=str(self._path),
                     n_ctx=self._context_size,
                     n_threads=self._threads,
@@ -64,6 +74,15 @@ class LlamaCppEngine:
                     seed=0,
                     verbose=False,
                 )
+                # The model's own chat template renders the prompt, so that an answer can be
+                # continued from a given start (which the chat completion API cannot do).
+                self._formatter = Jinja2ChatFormatter(
+                    template=llm.metadata.get("tokenizer.chat_template", _CHATML),
+                    eos_token=llm._model.token_get_text(llm.token_eos()),
+                    bos_token=llm._model.token_get_text(llm.token_bos()),
+                    stop_token_ids=[llm.token_eos()],
+                )
+                self._llm = llm
 
     def _model(self) -> Llama:
         if self._llm is None:
@@ -80,10 +99,18 @@ class LlamaCppEngine:
         *,
         max_tokens: int,
         deadline: Deadline | None = None,
+        continue_from: str = "",
     ) -> Completion:
         from llama_cpp import LogitsProcessorList
 
         llm = self._model()
+        assert self._formatter is not None
+        rendered = self._formatter(messages=list(messages))  # type: ignore[arg-type]
+        prompt = llm.tokenize(
+            (rendered.prompt + continue_from).encode("utf-8"),
+            add_bos=not rendered.added_special,
+            special=True,
+        )
 
         eos = llm.token_eos()
 
@@ -95,9 +122,10 @@ class LlamaCppEngine:
                 scores[eos] = 0.0
             return scores
 
-        response: Any = llm.create_chat_completion(
-            messages=list(messages),  # type: ignore[arg-type]
+        response: Any = llm.create_completion(
+            prompt=prompt,
             max_tokens=max_tokens,
+            stop=rendered.stop,
             temperature=0.0,
             top_k=1,
             repeat_penalty=1.0,
@@ -108,7 +136,7 @@ class LlamaCppEngine:
         choice = response["choices"][0]
         usage = response["usage"]
         return Completion(
-            text=(choice["message"]["content"] or "").strip(),
+            text=(continue_from + choice["text"]).strip(),
             prompt_tokens=int(usage["prompt_tokens"]),
             completion_tokens=int(usage["completion_tokens"]),
             truncated=choice.get("finish_reason") == "length",

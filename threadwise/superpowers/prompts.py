@@ -89,9 +89,6 @@ _FORMATS: dict[SummaryFormat, str] = {
     "structured": "",
 }
 
-SUMMARY_ONLY = """Now write only the summary: at most two sentences, at most 45 words, present \
-tense, starting with "Summary:"."""
-
 PART = "This is part {part} of {parts} of one long conversation."
 
 COMBINE_PARTS = """Notes on the consecutive parts of one conversation ({who_is_who}):
@@ -113,8 +110,16 @@ VERIFY = """Conversation:
 Statement: {statement}
 Is the statement true or false according to the conversation?"""
 
-TRANSLATE = """Translate your summary into {language}. Keep names, numbers, IDs and the \
-formatting unchanged. Answer with the {language} text only."""
+# Asked in a fresh chat under the summarizing system prompt, whose KV cache stays warm for the
+# next request: asked inside the summarizing chat, "translate your summary" was taken to mean the
+# notes, or even the worked example.
+TRANSLATE = """Translate the following text into {language}. Keep names, numbers, IDs and the \
+formatting unchanged. Answer with the {language} text only.
+
+{text}"""
+
+# The retry, under its own system prompt: another path through the model.
+TRANSLATE_SYSTEM = "You are a translator. You translate text faithfully and change nothing else."
 
 TRANSLATE_STRICT = """Translate the following text into {language}. Every sentence of your \
 answer must be in {language}. Keep names, numbers, IDs and the formatting unchanged. Answer with \

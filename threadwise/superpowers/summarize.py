@@ -26,6 +26,8 @@ from threadwise.text.transcript import Transcript, build_transcript
 
 # Notes and summary together; a rambling answer is cut at its last full sentence.
 _MAX_TOKENS: dict[SummaryFormat, int] = {"paragraph": 260, "bullets": 300, "structured": 260}
+# The summary alone, when continued after the notes.
+_SUMMARY_TOKENS = 120
 # Context kept free for the instructions and the answer.
 _CONTEXT_RESERVE = 700
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -144,10 +146,18 @@ class Summarizer:
             chat.append({"role": "user", "content": prompts.NOTES_ONLY})
             said = self._say(chat, _MAX_TOKENS[job.form], summary, "notes again", deadline)
             answer = Answer(notes=parse_answer(said).notes, summary=answer.summary)
-        if not answer.summary and job.form != "structured":
-            # The notes ran long and the answer stopped before its summary: ask for it.
-            chat.append({"role": "user", "content": prompts.SUMMARY_ONLY})
-            said = self._say(chat, _MAX_TOKENS[job.form], summary, "summary again", deadline)
+        if not answer.summary and answer.notes and job.form != "structured":
+            # The answer stopped after its notes (it often does): continue it from "Summary:",
+            # which costs only the summary's tokens, the rest being in the KV cache.
+            chat.pop()
+            said = self._say(
+                chat,
+                _SUMMARY_TOKENS,
+                summary,
+                "summary continued",
+                deadline,
+                continue_from=f"{answer.notes}\nSummary:",
+            )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         summary.notes = answer.notes
         if self.options.self_check and job.form != "structured":
@@ -260,31 +270,36 @@ class Summarizer:
         summary: Summary,
         deadline: Deadline,
     ) -> str:
+        """The draft in the requested language, by the model; its language is verified, and a
+        sentence that gained a number or ID on the way is dropped."""
         max_tokens = 2 * _MAX_TOKENS[job.form]
-        chat.append(
-            {"role": "user", "content": prompts.TRANSLATE.format(language=job.language_name)}
-        )
-        text = self._say(chat, max_tokens, summary, "translate", deadline)
-        if self._in_language(text, job, draft):
-            return text
-        # Small models drift back to English: retry once, standalone, with a firmer instruction.
-        strict = prompts.TRANSLATE_STRICT.format(language=job.language_name, text=draft)
-        # Under the same system prompt, so the cached prefix stays useful for the next request.
-        retry: list[ChatMessage] = [chat[0], {"role": "user", "content": strict}]
-        text = self._say(retry, max_tokens, summary, "translate again", deadline)
-        if self._in_language(text, job, draft):
-            return text
+        attempts: list[tuple[str, ChatMessage, str]] = [
+            ("translate", chat[0], prompts.TRANSLATE),
+            (
+                "translate again",
+                {"role": "system", "content": prompts.TRANSLATE_SYSTEM},
+                prompts.TRANSLATE_STRICT,
+            ),
+        ]
+        source = draft + "\n" + job.transcript.evidence
+        for step, system, template in attempts:
+            ask = template.format(language=job.language_name, text=draft)
+            request: list[ChatMessage] = [system, {"role": "user", "content": ask}]
+            text = clean_translation(self._say(request, max_tokens, summary, step, deadline))
+            if not text or self.identifier.detect(text) != job.language_code:
+                continue
+            if check_facts(text, source, names=False).ok:
+                return text
+            separator = " " if job.form == "paragraph" else "\n"
+            kept = [s for s in split_sentences(text) if check_facts(s, source, names=False).ok]
+            if kept and self.identifier.detect(separator.join(kept)) == job.language_code:
+                summary.steps.append("dropped unsupported sentences")
+                return separator.join(kept)
         raise ServiceError(
             ErrorCode.PROCESSING_FAILED,
             f"The model did not write the summary in {job.language_name} ({job.language}). "
             "Retry the request, or ask for the summary in English.",
         )
-
-    def _in_language(self, text: str, job: SummaryJob, source: str) -> bool:
-        if not text or self.identifier.detect(text) != job.language_code:
-            return False
-        # A translation must not add numbers or IDs that the draft did not have.
-        return check_facts(text, source + "\n" + job.transcript.evidence, names=False).ok
 
     def _say(
         self,
@@ -293,9 +308,12 @@ class Summarizer:
         summary: Summary,
         step: str,
         deadline: Deadline,
+        continue_from: str = "",
     ) -> str:
         deadline.check()
-        completion = self.engine.chat(chat, max_tokens=max_tokens, deadline=deadline)
+        completion = self.engine.chat(
+            chat, max_tokens=max_tokens, deadline=deadline, continue_from=continue_from
+        )
         summary.count(completion, step)
         text = completion.text.strip()
         if completion.truncated:
@@ -334,6 +352,21 @@ def parse_answer(text: str) -> Answer:
     if not marker:
         return Answer(notes=text, summary="") if "Issue:" in text else Answer("", text.strip())
     return Answer(notes=head.strip(), summary=tail.strip())
+
+
+_LABEL = re.compile(
+    r"^\W*(summary|resumen|résumé|resume|zusammenfassung|resumo|riassunto|sommario|samenvatting)"
+    r"\s*:\s*",
+    re.IGNORECASE,
+)
+
+
+def clean_translation(text: str) -> str:
+    """A translation without the quotes or the "Summary:" label the model sometimes adds."""
+    text = _LABEL.sub("", text.strip())
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'«»“”":
+        text = text[1:-1].strip()
+    return text.strip('"“”«» ') if text.count('"') == 1 else text
 
 
 def supported_notes(answer: Answer, evidence: str) -> Answer:
