@@ -18,6 +18,7 @@ from threadwise.superpowers.summarize import (
     Answer,
     Summarizer,
     SummaryOptions,
+    concise,
     fit_length,
     parse_answer,
     render,
@@ -229,6 +230,19 @@ def test_split_lines_keeps_every_word_within_budget() -> None:
     assert all(sum(len(line.split()) + 1 for line in part) <= 100 for part in parts)
     flattened = " ".join(" ".join(part) for part in parts).split()
     assert flattened == " ".join(lines).split()
+
+
+def test_concise_drops_repeats_and_stops_retelling() -> None:
+    retelling = "Tom asks if Sally has a job. Sally says she works at a supermarket. " * 3
+    assert concise(retelling, "paragraph") == (
+        "Tom asks if Sally has a job. Sally says she works at a supermarket."
+    )
+    long = " ".join(f"Sentence {n} has exactly six words." for n in range(20))
+    assert len(concise(long, "paragraph").split()) == 60
+    first = "One single sentence that is far too long " + "and goes on " * 30 + "to the end."
+    assert concise(first, "paragraph") == first
+    bullets = "- a\n- b\n- a\n- c\n- d\n- e\n- f"
+    assert concise(bullets, "bullets") == "- a\n- b\n- c\n- d\n- e"
 
 
 def test_fit_length_prefers_sentence_ends() -> None:

@@ -27,7 +27,11 @@ from threadwise.text.transcript import Transcript, build_transcript
 # Notes and summary together; a rambling answer is cut at its last full sentence.
 _MAX_TOKENS: dict[SummaryFormat, int] = {"paragraph": 260, "bullets": 300, "structured": 260}
 # The summary alone, when continued after the notes.
-_SUMMARY_TOKENS = 120
+_SUMMARY_TOKENS = 90
+# A paragraph summary is cut, at a sentence end, after this many words: past it the model has
+# stopped summarizing and retells the conversation line by line.
+_PARAGRAPH_WORDS = 60
+_BULLETS = 5
 # Context kept free for the instructions and the answer.
 _CONTEXT_RESERVE = 700
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -166,7 +170,7 @@ class Summarizer:
         if self.options.fact_check and job.form == "structured":
             # Rendered from the notes: drop what the conversation does not support, note by note.
             answer = supported_notes(answer, job.transcript.evidence)
-        draft = render(answer, job.form)
+        draft = concise(render(answer, job.form), job.form)
         if self.options.fact_check and job.form != "structured":
             draft = self._checked(chat, draft, job, summary, deadline)
         draft = fit_length(draft, job.max_chars)
@@ -396,6 +400,24 @@ def render(answer: Answer, form: SummaryFormat) -> str:
     return " ".join(
         _sentence(answer.note(h)) for h in ("Issue", "Actions", "Outcome", "Follow-up")
     ).strip()
+
+
+def concise(text: str, form: SummaryFormat) -> str:
+    """Without repeated sentences (greedy decoding can loop), and cut where a paragraph stops
+    summarizing: at the sentence end before ``_PARAGRAPH_WORDS``, or after ``_BULLETS``."""
+    if form == "structured":
+        return text
+    if form == "bullets":
+        bullets = list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+        return "\n".join(bullets[:_BULLETS])
+    kept: list[str] = []
+    words = 0
+    for sentence in dict.fromkeys(split_sentences(text)):
+        words += len(sentence.split())
+        if kept and words > _PARAGRAPH_WORDS:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
 
 
 def split_lines(
