@@ -32,6 +32,15 @@ def redact(text: str) -> str:
     return text
 
 
+def _redacted(value: Any) -> Any:
+    """``value`` with credentials blanked out; values that carry none keep their type."""
+    if value is None or isinstance(value, int | float):
+        return value
+    text = str(value)  # a URL object, say, prints its query string
+    cleaned = redact(text)
+    return value if cleaned == text else cleaned
+
+
 class RedactSecrets(logging.Filter):
     """Blank credentials out of a record's message, arguments and traceback."""
 
@@ -40,12 +49,9 @@ class RedactSecrets(logging.Filter):
             record.msg = redact(record.msg)
         if isinstance(record.args, tuple):
             # Keep the tuple's shape: uvicorn's access formatter unpacks it.
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+            record.args = tuple(_redacted(arg) for arg in record.args)
         elif isinstance(record.args, dict):
-            record.args = {
-                key: redact(value) if isinstance(value, str) else value
-                for key, value in record.args.items()
-            }
+            record.args = {key: _redacted(value) for key, value in record.args.items()}
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
