@@ -7,11 +7,18 @@ import json
 import logging.config
 import shlex
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from threadwise import INTERFACE_VERSION, __version__
-from threadwise.auth.clients import ClientRecord, ClientSecret, UnknownClientError
+from threadwise.auth.clients import (
+    ClientRecord,
+    ClientRegistry,
+    ClientSecret,
+    UnknownClientError,
+)
 from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
 from threadwise.auth.tenancy import DEFAULT_TENANT
@@ -124,35 +131,37 @@ def _prepare_model(_: argparse.Namespace, settings: Settings) -> int:
 # --- clients and keys ----------------------------------------------------------------------
 
 
-def _clients_create(args: argparse.Namespace, settings: Settings) -> int:
+@contextmanager
+def _client_registry(settings: Settings) -> Iterator[ClientRegistry]:
     from threadwise.services import build_client_registry
 
     registry = build_client_registry(settings)
     try:
-        created = registry.create(
-            args.tenant,
-            args.org,
-            args.name or "",
-            requests_per_minute=args.requests_per_minute,
-            characters_per_minute=args.characters_per_minute,
-        )
-    except ValueError as exc:  # the tenant, an organization or a limit
-        _progress(str(exc))
-        return 2
+        yield registry
     finally:
         registry.database.close()
+
+
+def _clients_create(args: argparse.Namespace, settings: Settings) -> int:
+    with _client_registry(settings) as registry:
+        try:
+            created = registry.create(
+                args.tenant,
+                args.org,
+                args.name or "",
+                requests_per_minute=args.requests_per_minute,
+                characters_per_minute=args.characters_per_minute,
+            )
+        except ValueError as exc:  # the tenant, an organization or a limit
+            _progress(str(exc))
+            return 2
     _print_secret(created, args.json, "created")
     return 0
 
 
 def _clients_list(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.services import build_client_registry
-
-    registry = build_client_registry(settings)
-    try:
+    with _client_registry(settings) as registry:
         clients = registry.list(args.tenant)
-    finally:
-        registry.database.close()
     if args.json:
         print(json.dumps([_client_json(client) for client in clients], indent=2))
         return 0
@@ -172,23 +181,16 @@ def _clients_list(args: argparse.Namespace, settings: Settings) -> int:
                 client.name,
             ]
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
     for row in rows:
-        print(
-            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), end=""
-        )
-        print("  " + row[-1])
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        print(line.rstrip())
     return 0
 
 
 def _clients_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.services import build_client_registry
-
-    registry = build_client_registry(settings)
-    try:
+    with _client_registry(settings) as registry:
         client = registry.revoke(args.client_id)
-    finally:
-        registry.database.close()
     print(
         f"revoked {client.client_id}: it gets no new tokens, and the ones it has are refused "
         f"(by every replica within {settings.client_cache_seconds:g} s)"
@@ -197,13 +199,8 @@ def _clients_revoke(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _clients_rotate(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.services import build_client_registry
-
-    registry = build_client_registry(settings)
-    try:
+    with _client_registry(settings) as registry:
         rotated = registry.rotate(args.client_id)
-    finally:
-        registry.database.close()
     _print_secret(rotated, args.json, "new secret for")
     return 0
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from threadwise.auth.audit import AuditLog
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher
-from threadwise.auth.gate import DefaultLimits, Gatekeeper
+from threadwise.auth.gate import Gatekeeper, Limits
 from threadwise.auth.grant import ClientCredentialsGrant, FailureLimits
 from threadwise.auth.keys import KeyRing, load_key_ring
 from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
@@ -83,7 +83,7 @@ def build_auth_services(settings: Settings) -> AuthServices:
         clients,
         limiter,
         settings.base_domain,
-        DefaultLimits(
+        Limits(
             requests_per_minute=settings.rate_limit_requests_per_minute,
             characters_per_minute=settings.rate_limit_characters_per_minute,
         ),

@@ -125,7 +125,8 @@ def test_rehash_when_the_cost_grows(registry: ClientRegistry, database: Database
     [
         ([], None, "at least one organization"),
         (["x" * 257], None, "at most 256"),
-        (["org-a"], 0, "at least 1"),
+        (["org-a"], 0, "between 1 and"),
+        (["org-a"], 2**31, "between 1 and"),
     ],
 )
 def test_invalid_clients(

@@ -53,19 +53,10 @@ class AuditLog:
             )
         )
 
-    def record(
-        self,
-        event: str,
-        *,
-        tenant: str | None = None,
-        client_id: str | None = None,
-        address: str | None = None,
-        detail: str | None = None,
-    ) -> None:
+    def record(self, event: str, **details: str | None) -> None:
+        """Record an event in a transaction of its own (``details`` as for ``add``)."""
         with self.database.session() as session, session.begin():
-            self.add(
-                session, event, tenant=tenant, client_id=client_id, address=address, detail=detail
-            )
+            self.add(session, event, **details)
 
     def recent(self, limit: int = 100) -> list[AuditRecord]:
         """The newest events first."""

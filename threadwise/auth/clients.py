@@ -25,6 +25,8 @@ from threadwise.db.database import Database
 from threadwise.db.tables import Client, ClientOrganization, Tenant
 from threadwise.protocol import MAX_ID_LENGTH
 
+MAX_LIMIT = 2**31 - 1  # the limits' database columns are 32-bit
+
 
 @dataclass(frozen=True)
 class ClientRecord:
@@ -90,8 +92,10 @@ class ClientRegistry:
         tenant = tenant_name(tenant)
         orgs = _organizations(organizations)
         for limit in (requests_per_minute, characters_per_minute):
-            if limit is not None and limit < 1:
-                raise ValueError(f"A per-minute limit must be at least 1, got {limit}.")
+            if limit is not None and not 1 <= limit <= MAX_LIMIT:
+                raise ValueError(
+                    f"A per-minute limit must be between 1 and {MAX_LIMIT}, got {limit}."
+                )
         secret = new_client_secret()
         now = datetime.now(UTC)
         row = Client(

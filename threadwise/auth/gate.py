@@ -14,29 +14,24 @@ import anyio.to_thread
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.ratelimit import Quota, RateLimiter
 from threadwise.auth.tenancy import tenant_of
-from threadwise.auth.tokens import TokenVerifier, invalid
+from threadwise.auth.tokens import Claims, TokenVerifier, invalid
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
 
 @dataclass(frozen=True)
-class Principal:
-    """Who is calling: a client of a tenant, and the organizations it may act for."""
-
-    tenant: str
-    client_id: str
-    organizations: frozenset[str]
-    scope: str
-    token_id: str
-    expires_at: float
+class Limits:
     requests_per_minute: int
     characters_per_minute: int
 
 
 @dataclass(frozen=True)
-class DefaultLimits:
-    requests_per_minute: int
-    characters_per_minute: int
+class Principal:
+    """Who is calling: what its token says (tenant, client, organizations), and the limits
+    of its client."""
+
+    claims: Claims
+    limits: Limits
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -60,7 +55,7 @@ class Gatekeeper:
         clients: ClientRegistry,
         limiter: RateLimiter,
         base_domain: str | None,
-        defaults: DefaultLimits,
+        defaults: Limits,
     ) -> None:
         self.verifier = verifier
         self.clients = clients
@@ -85,54 +80,44 @@ class Gatekeeper:
         else:  # an external issuer's keys may have to be fetched first
             claims = await anyio.to_thread.run_sync(self.verifier.verify, token, tenant)
         if claims.external:
-            requests, characters = (
-                self.defaults.requests_per_minute,
-                self.defaults.characters_per_minute,
-            )
-        else:
-            client = await self.clients.active(claims.client_id)
-            if client is None or client.tenant != tenant:
-                raise invalid("its client has been revoked")
-            requests = client.requests_per_minute or self.defaults.requests_per_minute
-            characters = client.characters_per_minute or self.defaults.characters_per_minute
-        return Principal(
-            tenant=tenant,
-            client_id=claims.client_id,
-            organizations=claims.organizations,
-            scope=claims.scope,
-            token_id=claims.token_id,
-            expires_at=claims.expires_at,
-            requests_per_minute=requests,
-            characters_per_minute=characters,
+            return Principal(claims, self.defaults)
+        client = await self.clients.active(claims.client_id)
+        if client is None or client.tenant != tenant:
+            raise invalid("its client has been revoked, or is not registered")
+        limits = Limits(
+            client.requests_per_minute or self.defaults.requests_per_minute,
+            client.characters_per_minute or self.defaults.characters_per_minute,
         )
+        return Principal(claims, limits)
 
     async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
         """Let one request of ``characters`` characters act for ``organization_id``, or refuse
         it: ``FORBIDDEN_ORGANIZATION``, or ``RATE_LIMITED`` with the seconds to wait."""
-        if organization_id not in principal.organizations:
-            allowed = ", ".join(repr(org) for org in sorted(principal.organizations)[:5])
+        organizations, limits = principal.claims.organizations, principal.limits
+        if organization_id not in organizations:
+            allowed = ", ".join(repr(org) for org in sorted(organizations)[:5])
             raise ServiceError(
                 ErrorCode.FORBIDDEN_ORGANIZATION,
                 f"request.context.organizationId {organization_id[:256]!r} is not an "
                 f"organization this client may act for ({allowed}"
-                f"{', …' if len(principal.organizations) > 5 else ''}). Use a client "
+                f"{', …' if len(organizations) > 5 else ''}). Use a client "
                 "registered for that organization.",
             )
         # Keyed by tenant and organization: one organization's traffic never uses up
         # another's limits, whichever client sends it.
-        scope = f"{principal.tenant}:{organization_id}"
+        scope = f"{principal.claims.tenant}:{organization_id}"
         wait = await self.limiter.acquire(
             [
-                Quota(f"requests:{scope}", principal.requests_per_minute),
-                Quota(f"characters:{scope}", principal.characters_per_minute, characters),
+                Quota(f"requests:{scope}", limits.requests_per_minute),
+                Quota(f"characters:{scope}", limits.characters_per_minute, characters),
             ]
         )
         if wait > 0:
             raise ServiceError(
                 ErrorCode.RATE_LIMITED,
                 f"Organization {organization_id[:256]!r} is over its rate limit "
-                f"({principal.requests_per_minute} requests and "
-                f"{principal.characters_per_minute} characters a minute). Retry after the "
+                f"({limits.requests_per_minute} requests and "
+                f"{limits.characters_per_minute} characters a minute). Retry after the "
                 "time in the Retry-After header.",
                 retry_after=wait,
             )
