@@ -37,7 +37,7 @@ def test_a_burst_of_the_quota_then_a_wait(limiter: RateLimiter) -> None:
     assert [take(limiter, quota) for _ in range(6)] == [0.0] * 6
     wait = take(limiter, quota)
     assert 9.0 <= wait <= 10.0  # one request every 10 s once the burst is spent
-    assert peek(limiter, quota) == pytest.approx(wait, abs=0.5)
+    assert abs(peek(limiter, quota) - wait) < 0.5
 
 
 def test_costs(limiter: RateLimiter) -> None:
@@ -85,7 +85,7 @@ def test_in_process_buckets_refill_with_time() -> None:
     limiter = InProcessRateLimiter(clock=lambda: now[0])
     quota = Quota("t", per_minute=2)
     assert take(limiter, quota) == take(limiter, quota) == 0.0
-    assert take(limiter, quota) == pytest.approx(30.0)
+    assert take(limiter, quota) == 30.0  # exact: the clock is ours
     now[0] += 30.0
     assert take(limiter, quota) == 0.0
 

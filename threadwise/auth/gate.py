@@ -74,7 +74,11 @@ class Gatekeeper:
             )
         tenant = tenant_of(host, self.base_domain)
         if tenant is None:
-            raise invalid(f"the host {host!r} names no tenant; call <tenant>.{self.base_domain}")
+            raise ServiceError(
+                ErrorCode.INVALID_TOKEN,
+                f"The host {host!r} names no tenant, so no token is valid on it; call "
+                f"<tenant>.{self.base_domain}, the host your token was issued on.",
+            )
         if self.verifier.is_local(token):
             claims = self.verifier.verify(token, tenant)
         else:  # an external issuer's keys may have to be fetched first
