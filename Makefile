@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set everything up first.
-.PHONY: setup serve test lint bench
+.PHONY: setup serve test lint bench bench-auth
 
 setup:
 	@scripts/setup.sh
@@ -11,7 +11,7 @@ test: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
-	.venv/bin/pytest
+	scripts/test-services.sh .venv/bin/pytest
 
 lint:
 	.venv/bin/ruff check --fix .
@@ -19,3 +19,6 @@ lint:
 
 bench: setup
 	.venv/bin/python -m bench.summarize
+
+bench-auth: setup
+	.venv/bin/python -m bench.auth

@@ -1,18 +1,27 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from threadwise.api.app import create_app
 from threadwise.config import Settings
+from threadwise.engines.model_files import DEFAULT_MODEL
 from threadwise.services import Services, build_services
 
 DATA = Path(__file__).parent / "data"
+# scripts/test-services.sh (which `make test` runs pytest through) starts these servers.
+POSTGRES_VARIABLE = "THREADWISE_TEST_POSTGRES_URL"
+REDIS_VARIABLE = "THREADWISE_TEST_REDIS_URL"
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +40,74 @@ def services(settings: Settings) -> Iterator[Services]:
 
 @pytest.fixture(scope="session")
 def client(services: Services) -> Iterator[TestClient]:
+    """The app, sending a valid token for the organizations the tests' bodies name."""
+    registered = services.auth.clients.create("default", ["org-1", "org-bench"], "tests")
     with TestClient(create_app(services, manage_services=False)) as test_client:
+        response = test_client.post(
+            "/auth/oauth2/token",
+            data={"grant_type": "client_credentials"},
+            auth=(registered.client.client_id, registered.client_secret),
+        )
+        assert response.status_code == 200, response.text
+        test_client.headers["Authorization"] = f"Bearer {response.json()['access_token']}"
         yield test_client
+
+
+def service_url(variable: str) -> str:
+    """The URL of a server scripts/test-services.sh started; skips (fails on CI) without it."""
+    url = os.environ.get(variable)
+    if url:
+        return url
+    message = f"{variable} is not set: run through scripts/test-services.sh (make test does)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A fresh, empty database: a SQLite file, and a database on the test PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('sqlite') / 'threadwise.db'}"
+        return
+    server = make_url(service_url(POSTGRES_VARIABLE))
+    name = f"threadwise_test_{secrets.token_hex(4)}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def model_free_settings(data_dir: Path, **overrides: Any) -> Settings:
+    """Settings for an app whose tests never reach the model (it is never loaded): the
+    joined model file is named directly, so building the services does not hash it again."""
+    model = Settings().model_dir / DEFAULT_MODEL.filename
+    if model.is_file():
+        overrides.setdefault("llm_model_path", model)
+    return Settings(data_dir=data_dir, **overrides)
+
+
+@pytest.fixture
+def isolated_logging() -> Iterator[None]:
+    """Undo what a test's logging configuration (the CLI's, uvicorn's) did to the loggers."""
+    names = ["", "uvicorn", "uvicorn.error", "uvicorn.access", "alembic", "threadwise"]
+    saved = {}
+    for name in names:
+        logger = logging.getLogger(name)
+        saved[name] = (logger.handlers[:], logger.level, logger.propagate, logger.disabled)
+    yield
+    for name, (handlers, level, propagate, disabled) in saved.items():
+        logger = logging.getLogger(name)
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate, logger.disabled = propagate, disabled
 
 
 @pytest.fixture

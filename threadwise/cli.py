@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
+import logging.config
+import shlex
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from threadwise import INTERFACE_VERSION, __version__
-from threadwise.config import Settings
+from threadwise.auth.clients import (
+    ClientRecord,
+    ClientRegistry,
+    ClientSecret,
+    UnknownClientError,
+)
+from threadwise.auth.first_run import ensure_first_run_client
+from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
+from threadwise.auth.tenancy import DEFAULT_TENANT
+from threadwise.config import ConfigurationError, Settings
 from threadwise.deadlines import Deadline
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
+from threadwise.logs import log_config
 from threadwise.payload import parse_message_body
+
+EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
 
 def _progress(message: str) -> None:
@@ -30,9 +45,50 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     services = build_services(settings, _progress)
     host = args.host or settings.host
     port = args.port or settings.port
+    first_client = ensure_first_run_client(services.auth.clients, settings)
+    if first_client is not None:
+        print(first_run_instructions(first_client, host, port, settings.base_domain), flush=True)
     _progress(f"serving on http://{host}:{port} (model loads in the background; see /readyz)")
-    uvicorn.run(create_app(services), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(services), host=host, port=port, log_config=log_config())
     return 0
+
+
+def first_run_instructions(
+    credentials: ClientSecret, host: str, port: int, base_domain: str | None
+) -> str:
+    """What to tell a new user: the development client, and a curl that uses it."""
+    client = credentials.client
+    local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    base = f"http://{local}:{port}"
+    host_header = f" -H 'Host: {client.tenant}.{base_domain}'" if base_domain else ""
+    basic = shlex.quote(f"{client.client_id}:{credentials.client_secret}")
+    extract = "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"access_token\"])'"
+    return "\n".join(
+        [
+            "",
+            "threadwise: no client was registered, so this one was created for local use.",
+            "Its secret is shown only now; `threadwise clients rotate "
+            f"{client.client_id}` makes a new one.",
+            f"  client_id      {client.client_id}",
+            f"  client_secret  {credentials.client_secret}",
+            f"  organizations  {', '.join(client.organizations)} (tenant {client.tenant})",
+            "Fetch a token and summarize the README's example:",
+            "",
+            f"TOKEN=$(curl -s -u {basic} -d grant_type=client_credentials{host_header} "
+            f"{base}/auth/oauth2/token | {extract})",
+            f'curl -s {base}/message/summarize{host_header} -H "Authorization: Bearer $TOKEN" '
+            f"-H 'Content-Type: application/json' -d @{shlex.quote(str(_example_request()))}",
+            "",
+        ]
+    )
+
+
+def _example_request() -> Path:
+    """The README's example request: here, or in the source tree threadwise runs from."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[1]):
+        if (root / EXAMPLE_REQUEST).is_file():
+            return (root / EXAMPLE_REQUEST).resolve()
+    return EXAMPLE_REQUEST
 
 
 def _summarize(args: argparse.Namespace, settings: Settings) -> int:
@@ -72,6 +128,127 @@ def _prepare_model(_: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# --- clients and keys ----------------------------------------------------------------------
+
+
+@contextmanager
+def _client_registry(settings: Settings) -> Iterator[ClientRegistry]:
+    from threadwise.services import build_client_registry
+
+    registry = build_client_registry(settings)
+    try:
+        yield registry
+    finally:
+        registry.database.close()
+
+
+def _clients_create(args: argparse.Namespace, settings: Settings) -> int:
+    with _client_registry(settings) as registry:
+        try:
+            created = registry.create(
+                args.tenant,
+                args.org,
+                args.name or "",
+                requests_per_minute=args.requests_per_minute,
+                characters_per_minute=args.characters_per_minute,
+            )
+        except ValueError as exc:  # the tenant, an organization or a limit
+            _progress(str(exc))
+            return 2
+    _print_secret(created, args.json, "created")
+    return 0
+
+
+def _clients_list(args: argparse.Namespace, settings: Settings) -> int:
+    with _client_registry(settings) as registry:
+        clients = registry.list(args.tenant)
+    if args.json:
+        print(json.dumps([_client_json(client) for client in clients], indent=2))
+        return 0
+    if not clients:
+        print("no clients; `threadwise clients create --org ORG` creates one")
+        return 0
+    rows = [["CLIENT ID", "TENANT", "STATE", "CREATED", "LAST TOKEN", "ORGANIZATIONS", "NAME"]]
+    for client in clients:
+        rows.append(
+            [
+                client.client_id,
+                client.tenant,
+                "enabled" if client.enabled else "revoked",
+                f"{client.created_at:%Y-%m-%d %H:%M}",
+                f"{client.last_used_at:%Y-%m-%d %H:%M}" if client.last_used_at else "never",
+                ",".join(client.organizations),
+                client.name,
+            ]
+        )
+    widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
+    for row in rows:
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        print(line.rstrip())
+    return 0
+
+
+def _clients_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    with _client_registry(settings) as registry:
+        client = registry.revoke(args.client_id)
+    print(
+        f"revoked {client.client_id}: it gets no new tokens, and the ones it has are refused "
+        f"(by every replica within {settings.client_cache_seconds:g} s)"
+    )
+    return 0
+
+
+def _clients_rotate(args: argparse.Namespace, settings: Settings) -> int:
+    with _client_registry(settings) as registry:
+        rotated = registry.rotate(args.client_id)
+    _print_secret(rotated, args.json, "new secret for")
+    return 0
+
+
+def _print_secret(credentials: ClientSecret, as_json: bool, what: str) -> None:
+    client = credentials.client
+    if as_json:
+        print(json.dumps({**_client_json(client), "client_secret": credentials.client_secret}))
+        return
+    print(f"{what} client {client.client_id} (tenant {client.tenant})")
+    print(f"  client_id      {client.client_id}")
+    print(f"  client_secret  {credentials.client_secret}")
+    print(f"  organizations  {', '.join(client.organizations)}")
+    print("The secret is shown only now and stored only as a hash: keep it somewhere safe.")
+
+
+def _client_json(client: ClientRecord) -> dict[str, Any]:
+    return {
+        "client_id": client.client_id,
+        "tenant": client.tenant,
+        "name": client.name,
+        "organizations": list(client.organizations),
+        "enabled": client.enabled,
+        "created_at": client.created_at.isoformat(),
+        "last_used_at": client.last_used_at.isoformat() if client.last_used_at else None,
+        "revoked_at": client.revoked_at.isoformat() if client.revoked_at else None,
+        "requests_per_minute": client.requests_per_minute,
+        "characters_per_minute": client.characters_per_minute,
+    }
+
+
+def _keys_rotate(_: argparse.Namespace, settings: Settings) -> int:
+    if settings.jwt_secret is not None or settings.jwt_algorithm != "HS256" or settings.production:
+        _progress(
+            "the signing key comes from the settings: rotate it there (put the new secret in "
+            "THREADWISE_JWT_SECRET and the old one, with its kid and retired_at, in "
+            "THREADWISE_JWT_RETIRED_KEYS until its tokens have expired)"
+        )
+        return 2
+    key_file = LocalKeyFile(settings.data_dir / KEY_FILE_NAME, settings.access_token_seconds)
+    kid = key_file.rotate()
+    print(
+        f"signing with new key {kid}; tokens of the old key work until they expire "
+        f"(at most {settings.access_token_seconds} s). Restart the service to use it."
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="threadwise", description="Summarize and translate conversation histories."
@@ -98,16 +275,62 @@ def build_parser() -> argparse.ArgumentParser:
 
     model = commands.add_parser("prepare-model", help="join and verify the default model")
     model.set_defaults(run=_prepare_model)
+
+    _add_client_commands(commands)
+    keys = commands.add_parser("keys", help="the locally generated token-signing key")
+    key_commands = keys.add_subparsers(dest="keys_command", required=True)
+    rotate_key = key_commands.add_parser("rotate", help="sign new tokens with a new key")
+    rotate_key.set_defaults(run=_keys_rotate)
     return parser
+
+
+def _add_client_commands(commands: Any) -> None:
+    clients = commands.add_parser("clients", help="manage the clients that may fetch tokens")
+    client_commands = clients.add_subparsers(dest="clients_command", required=True)
+
+    create = client_commands.add_parser("create", help="register a client; prints its secret once")
+    create.add_argument(
+        "--org",
+        action="append",
+        required=True,
+        metavar="ORG",
+        help="an organization id the client may act for (repeat for several)",
+    )
+    create.add_argument("--tenant", default=DEFAULT_TENANT, help="default: %(default)s")
+    create.add_argument("--name", help="a note saying whose client this is")
+    create.add_argument("--requests-per-minute", type=int, metavar="N")
+    create.add_argument("--characters-per-minute", type=int, metavar="N")
+    create.add_argument("--json", action="store_true", help="print a JSON object")
+    create.set_defaults(run=_clients_create)
+
+    listing = client_commands.add_parser("list", help="show the clients (never their secrets)")
+    listing.add_argument("--tenant", help="only this tenant's clients")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(run=_clients_list)
+
+    revoke = client_commands.add_parser("revoke", help="disable a client and its tokens")
+    revoke.add_argument("client_id")
+    revoke.set_defaults(run=_clients_revoke)
+
+    rotate = client_commands.add_parser("rotate", help="give a client a new secret")
+    rotate.add_argument("client_id")
+    rotate.add_argument("--json", action="store_true", help="print a JSON object")
+    rotate.set_defaults(run=_clients_rotate)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.config.dictConfig(log_config())
     try:
         code: int = args.run(args, Settings())
     except ModelFileError as exc:
         _progress(f"model unavailable: {exc}")
+        return 1
+    except ConfigurationError as exc:
+        _progress(f"configuration: {exc}")
+        return 2
+    except UnknownClientError as exc:
+        _progress(str(exc))
         return 1
     return code
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
-from pydantic import Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -18,8 +20,24 @@ from pydantic_settings import (
 CONFIG_FILE_VARIABLE = "THREADWISE_CONFIG_FILE"
 
 
+class ConfigurationError(RuntimeError):
+    """The settings cannot work together (says which, and what to set)."""
+
+
 def _default_threads() -> int:
     return max(1, len(os.sched_getaffinity(0)))
+
+
+class RetiredKey(BaseModel):
+    """A token-signing key that has been replaced; its tokens stay valid until they expire.
+
+    HS256 keys give ``secret``, RS256 keys ``public_key_file``.
+    """
+
+    kid: str = Field(min_length=1, max_length=128)
+    retired_at: datetime
+    secret: SecretStr | None = None
+    public_key_file: Path | None = None
 
 
 class Settings(BaseSettings):
@@ -56,6 +74,46 @@ class Settings(BaseSettings):
     max_conversations: int = Field(default=50, ge=1)
     max_messages: int = Field(default=2000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
+
+    # Production refuses the conveniences of local use: a generated signing key and the
+    # first-run development client.
+    production: bool = False
+
+    # Clients, tenants and the audit log. Default: a SQLite file in data_dir. PostgreSQL:
+    # postgresql://user:password@host/db (psycopg 3 is used whatever driver the URL names).
+    database_url: str | None = None
+    # With it, the tenant is the first label of the Host (acme.example.com → acme); without
+    # it there is one tenant, "default".
+    base_domain: str | None = None
+
+    # Tokens. HS256 with jwt_secret (generated into data_dir outside production), or RS256
+    # with jwt_private_key_file. The key id defaults to a digest of the key.
+    jwt_algorithm: Literal["HS256", "RS256"] = "HS256"
+    jwt_secret: SecretStr | None = None
+    jwt_private_key_file: Path | None = None
+    jwt_key_id: str | None = None
+    jwt_retired_keys: list[RetiredKey] = []
+    jwt_issuer: str = "threadwise"
+    access_token_seconds: int = Field(default=3600, ge=60, le=86_400)
+    jwt_leeway_seconds: float = Field(default=10.0, ge=0, le=300)
+    # Also accept tokens of an external identity provider: its issuer and its JWKS URL.
+    jwt_external_issuer: str | None = None
+    jwt_jwks_url: str | None = None
+    # How long a replica may trust what it read about a client (revocation reaches every
+    # replica within this time; at once on the replica that revoked it).
+    client_cache_seconds: float = Field(default=5.0, ge=0)
+
+    # Per-organization limits, unless the client has its own. Shared through Redis when
+    # redis_url is set, else kept in the process.
+    redis_url: str | None = None
+    rate_limit_requests_per_minute: int = Field(default=600, ge=1)
+    rate_limit_characters_per_minute: int = Field(default=2_000_000, ge=1)
+    # Failed token requests allowed per minute, per client id and per address.
+    token_failures_per_minute_per_client: int = Field(default=10, ge=1)
+    token_failures_per_minute_per_address: int = Field(default=30, ge=1)
+
+    # /metrics requires "Authorization: Bearer <metrics_token>" when this is set.
+    metrics_token: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(

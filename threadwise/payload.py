@@ -100,3 +100,12 @@ def _json_type(value: Any) -> str:
     if isinstance(value, int | float):
         return "number"
     return "null" if value is None else type(value).__name__
+
+
+def character_count(body: MessageBody) -> int:
+    """The characters of every message: what an organization's character rate counts."""
+    return sum(
+        len(message.content)
+        for conversation in body.request.scope.conversations
+        for message in conversation.messages
+    )

@@ -10,7 +10,16 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from threadwise.config import Settings
+from threadwise.auth.audit import AuditLog
+from threadwise.auth.clients import ClientRegistry
+from threadwise.auth.credentials import SecretHasher
+from threadwise.auth.gate import Gatekeeper, Limits
+from threadwise.auth.grant import ClientCredentialsGrant, FailureLimits
+from threadwise.auth.keys import KeyRing, load_key_ring
+from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
+from threadwise.auth.tokens import ExternalIssuer, TokenIssuer, TokenVerifier
+from threadwise.config import ConfigurationError, Settings
+from threadwise.db.database import Database, database_url
 from threadwise.engines.base import ChatEngine
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
@@ -23,8 +32,91 @@ log = logging.getLogger("threadwise")
 
 
 @dataclass
+class AuthServices:
+    """Everything that decides who may call; needs no model, so the CLI builds it alone."""
+
+    database: Database
+    clients: ClientRegistry
+    audit: AuditLog
+    keys: KeyRing
+    issuer: TokenIssuer
+    limiter: RateLimiter
+    gate: Gatekeeper
+    grant: ClientCredentialsGrant
+
+    def close(self) -> None:
+        self.limiter.close()
+        self.database.close()
+
+
+def open_database(settings: Settings) -> Database:
+    """Connect to the configured database and bring its schema up to date."""
+    database = Database(database_url(settings))
+    database.upgrade()
+    return database
+
+
+def build_client_registry(settings: Settings, database: Database | None = None) -> ClientRegistry:
+    database = database or open_database(settings)
+    return ClientRegistry(database, SecretHasher(), settings.client_cache_seconds)
+
+
+def build_auth_services(settings: Settings) -> AuthServices:
+    """Connect to the database (migrating it), load the keys, build the gate and the grant."""
+    database = open_database(settings)
+    clients = build_client_registry(settings, database)
+    audit = AuditLog(database)
+    keys = load_key_ring(settings)
+    issuer = TokenIssuer(keys, settings.jwt_issuer, settings.access_token_seconds)
+    verifier = TokenVerifier(
+        keys,
+        settings.jwt_issuer,
+        settings.access_token_seconds,
+        settings.jwt_leeway_seconds,
+        external=_external_issuer(settings),
+    )
+    limiter: RateLimiter = (
+        RedisRateLimiter(settings.redis_url) if settings.redis_url else InProcessRateLimiter()
+    )
+    gate = Gatekeeper(
+        verifier,
+        clients,
+        limiter,
+        settings.base_domain,
+        Limits(
+            requests_per_minute=settings.rate_limit_requests_per_minute,
+            characters_per_minute=settings.rate_limit_characters_per_minute,
+        ),
+    )
+    grant = ClientCredentialsGrant(
+        clients,
+        issuer,
+        audit,
+        limiter,
+        FailureLimits(
+            per_client_per_minute=settings.token_failures_per_minute_per_client,
+            per_address_per_minute=settings.token_failures_per_minute_per_address,
+        ),
+        settings.base_domain,
+    )
+    return AuthServices(database, clients, audit, keys, issuer, limiter, gate, grant)
+
+
+def _external_issuer(settings: Settings) -> ExternalIssuer | None:
+    if settings.jwt_jwks_url is None and settings.jwt_external_issuer is None:
+        return None
+    if settings.jwt_jwks_url is None or settings.jwt_external_issuer is None:
+        raise ConfigurationError(
+            "Tokens of an external identity provider need both THREADWISE_JWT_EXTERNAL_ISSUER "
+            "(its 'iss') and THREADWISE_JWT_JWKS_URL (where it publishes its keys)."
+        )
+    return ExternalIssuer(settings.jwt_external_issuer, settings.jwt_jwks_url)
+
+
+@dataclass
 class Services:
     settings: Settings
+    auth: AuthServices
     engine: ChatEngine
     llm_queue: WorkQueue
     identifier: LanguageIdentifier
@@ -57,11 +149,13 @@ class Services:
 
     def close(self) -> None:
         self.llm_queue.shutdown()
+        self.auth.close()
 
 
 def build_services(settings: Settings, progress: Callable[[str], None] = log.info) -> Services:
     """Build everything from the settings; joins and verifies the default model if needed."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    auth = build_auth_services(settings)  # first: a settings mistake shows before the model
     model_path = settings.llm_model_path
     if model_path is None:
         model_path = prepare_model(DEFAULT_MODEL, settings.model_dir, progress)
@@ -85,6 +179,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     )
     return Services(
         settings=settings,
+        auth=auth,
         engine=engine,
         llm_queue=queue,
         identifier=identifier,

@@ -10,7 +10,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
 from threadwise.api.errors import install_error_handlers
-from threadwise.api.routes import operations, superpowers
+from threadwise.api.routes import auth, operations, superpowers
 from threadwise.services import Services
 
 
@@ -57,6 +57,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.state.services = services
     install_error_handlers(app)
     app.include_router(operations.router)
+    app.include_router(auth.router)
     app.include_router(superpowers.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

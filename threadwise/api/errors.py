@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from threadwise.auth.grant import OAuthError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, error_envelope
 
@@ -48,6 +50,18 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     return error_response(action_of(request), error)
 
 
+async def _on_oauth_error(request: Request, exc: Exception) -> JSONResponse:
+    """The token endpoint answers in OAuth2's format, not the superpower envelope."""
+    assert isinstance(exc, OAuthError)
+    headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+    if exc.retry_after is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+    if exc.basic_challenge:
+        headers["WWW-Authenticate"] = 'Basic realm="threadwise"'
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ServiceError, _on_service_error)
+    app.add_exception_handler(OAuthError, _on_oauth_error)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -1,17 +1,17 @@
-"""``POST /message/{superpower}``."""
+"""``POST /message/{superpower}``: every route here needs a valid token."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from threadwise.api.deps import Body, ServicesDep
+from threadwise.api.deps import AdmittedBody, ServicesDep, get_principal
 from threadwise.errors import ServiceError
 from threadwise.protocol import Envelope, ErrorCode, MessageBody, completed_envelope
 
-router = APIRouter(prefix="/message", tags=["superpowers"])
+router = APIRouter(prefix="/message", tags=["superpowers"], dependencies=[Depends(get_principal)])
 
 _BODY_SCHEMA: dict[str, Any] = {
     "requestBody": {
@@ -22,7 +22,7 @@ _BODY_SCHEMA: dict[str, Any] = {
 
 
 @router.post("/summarize", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
-async def summarize(body: Body, services: ServicesDep) -> JSONResponse:
+async def summarize(body: AdmittedBody, services: ServicesDep) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary."""
     items = await services.summarize(body)
     return JSONResponse(completed_envelope("summarize", items, body.request).to_wire())

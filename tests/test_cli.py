@@ -1,0 +1,174 @@
+"""The `threadwise` command: managing clients, and the first run a new user sees."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from threadwise.cli import main
+from threadwise.config import Settings
+from threadwise.engines.model_files import DEFAULT_MODEL
+
+pytestmark = pytest.mark.usefixtures("isolated_logging")  # main() configures logging
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("THREADWISE_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clients_lifecycle(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "clients", "create", "--org", "o1", "--org", "o2", "--json")
+    assert code == 0
+    created = json.loads(out)
+    assert created["organizations"] == ["o1", "o2"]
+    assert created["tenant"] == "default"
+    client_id, secret = created["client_id"], created["client_secret"]
+
+    code, out, _ = run(capsys, "clients", "list")
+    assert code == 0
+    assert client_id in out and "enabled" in out and "o1,o2" in out
+    assert secret not in out
+
+    code, out, _ = run(capsys, "clients", "rotate", client_id, "--json")
+    rotated = json.loads(out)
+    assert rotated["client_id"] == client_id
+    assert rotated["client_secret"] not in (secret, "")
+
+    assert run(capsys, "clients", "revoke", client_id)[0] == 0
+    code, out, _ = run(capsys, "clients", "list", "--json")
+    listed: list[dict[str, Any]] = json.loads(out)
+    assert [(c["client_id"], c["enabled"]) for c in listed] == [(client_id, False)]
+    assert "client_secret" not in listed[0]
+    assert (data_dir / "threadwise.db").is_file()
+
+
+def test_create_in_words(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "clients", "create", "--org", "o1", "--tenant", "acme", "--name", "acme app"
+    )
+    assert code == 0
+    assert "client_secret  tws_" in out
+    assert "shown only now" in out
+    code, out, _ = run(capsys, "clients", "list", "--tenant", "acme")
+    assert "acme app" in out
+
+
+def test_mistakes(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "clients", "create", "--org", "o1", "--tenant", "not a label")
+    assert code == 2 and "tenant name" in err
+    code, _, err = run(capsys, "clients", "revoke", "twc_000000000000000000000000")
+    assert code == 1 and "no client" in err
+    with pytest.raises(SystemExit):
+        main(["clients", "create"])  # --org is required
+    capsys.readouterr()
+
+
+def test_keys_rotate(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from threadwise.auth.keys import load_key_ring
+
+    settings = Settings(data_dir=data_dir)
+    before = load_key_ring(settings).current.kid
+    code, out, _ = run(capsys, "keys", "rotate")
+    assert code == 0
+    after = load_key_ring(settings)
+    assert after.current.kid != before and after.current.kid in out
+    assert after.find(before) is not None
+
+
+def test_keys_rotate_refuses_a_configured_secret(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("THREADWISE_JWT_SECRET", "a configured secret that is long enough!")
+    code, _, err = run(capsys, "keys", "rotate")
+    assert code == 2 and "THREADWISE_JWT_RETIRED_KEYS" in err
+
+
+def test_production_refuses_to_serve_without_a_secret(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("THREADWISE_PRODUCTION", "true")
+    code, _, err = run(capsys, "serve")
+    assert code == 2 and "THREADWISE_JWT_SECRET" in err
+
+
+# --- a new user's first run, end to end --------------------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`threadwise serve` on a fresh data directory; yields what it printed before serving."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Generous: the machine may be busy; what is tested is the flow, not the model's speed.
+    env = {
+        **os.environ,
+        "THREADWISE_DATA_DIR": str(tmp_path),
+        "THREADWISE_REQUEST_TIMEOUT_SECONDS": "600",
+    }
+    model = Settings().model_dir / DEFAULT_MODEL.filename
+    if model.is_file():
+        env["THREADWISE_LLM_MODEL_PATH"] = str(model)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "threadwise.cli", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    assert server.stdout is not None
+    printed: list[str] = []
+    deadline = time.monotonic() + 120
+    for line in server.stdout:
+        printed.append(line)
+        if "Application startup complete" in line or time.monotonic() > deadline:
+            break
+    try:
+        yield "".join(printed), server
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+@pytest.mark.model
+def test_the_printed_curl_gets_a_summary(served: tuple[str, subprocess.Popen[str]]) -> None:
+    printed, _ = served
+    assert "client_secret  tws_" in printed, printed
+    commands = [line for line in printed.splitlines() if line.startswith(("TOKEN=", "curl "))]
+    assert len(commands) == 2, printed
+    result = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + "\n".join(commands)],
+        capture_output=True,
+        text=True,
+        timeout=660,
+    )
+    assert result.returncode == 0, result.stderr
+    envelope = json.loads(result.stdout)
+    assert envelope["state"] == "completed", envelope
+    assert envelope["requestId"] == "r-42"  # the README's example request
+    assert envelope["message"]["results"][0]["response"][0]["content"].strip()
+    # Without the token, the same request is refused.
+    without = subprocess.run(
+        ["bash", "-c", commands[1].replace('-H "Authorization: Bearer $TOKEN" ', "")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(without.stdout)["error"]["code"] == "MISSING_TOKEN"

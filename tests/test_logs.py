@@ -1,0 +1,132 @@
+"""Secrets and tokens never reach the logs: the filter, and a real server's logs captured
+while clients authenticate every way they can."""
+
+from __future__ import annotations
+
+import base64
+import io
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+import uvicorn
+
+from tests.api.stack import auth_stack, new_org
+from threadwise.api.app import create_app
+from threadwise.logs import log_config, redact
+
+pytestmark = pytest.mark.usefixtures("isolated_logging")
+
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0d2NfMSJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
+SECRET = "tws_AAAAbbbbCCCCddddEEEEffff0123456789-_xyz"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"POST /auth/oauth2/token?grant_type=client_credentials&client_id=x&client_secret={SECRET}",
+        "GET /ws?OptaveTraceChatSessionId=s&Authorization=abc.def.ghi HTTP/1.1",
+        f"Authorization: Bearer {JWT}",
+        f"Authorization: Basic {base64.b64encode(b'twc_1:' + SECRET.encode()).decode()}",
+        f"token {JWT} in a message",
+        f"a secret {SECRET} pasted somewhere",
+        "POST /x?access_token=opaque-token-value",
+    ],
+)
+def test_redacted(line: str) -> None:
+    cleaned = redact(line)
+    assert SECRET not in cleaned
+    assert JWT not in cleaned
+    assert "abc.def.ghi" not in cleaned
+    assert "opaque-token-value" not in cleaned
+    assert "redacted" in cleaned
+
+
+def test_ordinary_text_is_kept() -> None:
+    text = "token refused for twc_0123 from 127.0.0.1: wrong_secret; use HTTP Basic authentication"
+    assert redact(text) == text
+
+
+def test_a_real_servers_logs_hold_no_secret_or_token(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    config = log_config()
+    for handler in config["handlers"].values():
+        handler["stream"] = stream
+    config["loggers"]["threadwise"] = {"level": "DEBUG"}
+
+    with auth_stack(tmp_path, base_domain=None) as stack:
+        org = new_org()
+        client = stack.register(org, tenant="default")
+        client_id, secret = client.client.client_id, client.client_secret
+        server = uvicorn.Server(
+            uvicorn.Config(
+                create_app(stack.services, manage_services=False),
+                host="127.0.0.1",
+                port=0,
+                log_config=config,
+            )
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        seen: list[str] = [secret]
+        try:
+            with httpx2.Client(base_url=f"http://127.0.0.1:{port}") as http:
+                seen += exercise(http, client_id, secret, org)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+        audit = repr(stack.services.auth.audit.recent(100))
+
+    logs = stream.getvalue()
+    assert "POST /auth/oauth2/token?" in logs  # the access log did run
+    assert "client_secret=[redacted]" in logs
+    assert "token refused" in logs
+    for value in seen:
+        assert value not in logs
+        assert value not in audit
+
+
+def exercise(http: httpx2.Client, client_id: str, secret: str, org: str) -> list[str]:
+    """Authenticate every way; returns the tokens handed out or sent."""
+    query = f"grant_type=client_credentials&client_id={client_id}&client_secret={secret}"
+    tokens = [http.post(f"/auth/oauth2/token?{query}").json()["access_token"]]
+    form = {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    tokens.append(http.post("/auth/oauth2/token", data=form).json()["access_token"])
+    basic = http.post(
+        "/auth/oauth2/token", data=form | {"client_secret": ""}, auth=(client_id, secret)
+    )
+    assert basic.status_code == 400  # the secret twice: refused, and still not logged
+    wrong = f"grant_type=client_credentials&client_id={client_id}&client_secret={secret}x"
+    assert http.post(f"/auth/oauth2/token?{wrong}").status_code == 401
+    # A secret pasted as the client id.
+    assert (
+        http.post(
+            f"/auth/oauth2/token?grant_type=client_credentials&client_id={secret}&client_secret={secret}"
+        ).status_code
+        == 401
+    )
+    body: dict[str, Any] = {
+        "request": {
+            "connections": {"threadId": "t"},
+            "context": {"organizationId": org},
+            "scope": {"conversations": [{"messages": [{"content": "hi"}]}]},
+            "settings": {"overrideOutputLanguage": "tlh"},
+        }
+    }
+    sent = []
+    for token in tokens:
+        good = {"Authorization": f"Bearer {token}"}
+        assert http.post("/message/summarize", json=body, headers=good).status_code == 422
+        tampered = token[:-4] + "AAAA"
+        bad = {"Authorization": f"Bearer {tampered}"}
+        assert http.post("/message/summarize", json=body, headers=bad).status_code == 401
+        # The WebSocket's query-string form, sent to REST: refused, and not logged either.
+        assert http.post(f"/message/summarize?Authorization={token}", json=body).status_code == 401
+        sent.append(tampered)
+    return tokens + sent

@@ -1,0 +1,1 @@
+"""Who may call: clients and their secrets, tokens, tenancy, organization checks, rate limits."""

@@ -1,0 +1,52 @@
+"""Client ids and secrets: how they look, and how secrets are hashed and checked."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+CLIENT_ID_PREFIX = "twc_"
+# The prefix lets secret scanners and the log filter recognize a leaked secret.
+SECRET_PREFIX = "tws_"
+_CLIENT_ID = re.compile(r"twc_[0-9a-f]{24}")
+
+
+def new_client_id() -> str:
+    return CLIENT_ID_PREFIX + secrets.token_hex(12)
+
+
+def new_client_secret() -> str:
+    # 32 random bytes, base64url: safe in a query string, a form and HTTP Basic alike.
+    return SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def is_client_id(value: str) -> bool:
+    """Whether ``value`` has the form of a client id (so it is safe to record)."""
+    return _CLIENT_ID.fullmatch(value) is not None
+
+
+class SecretHasher:
+    """Argon2id hashes of client secrets (OWASP's minimum: 19 MiB, 2 passes).
+
+    Checking a secret of an unknown client costs the same as a known one, so the time an
+    answer takes does not tell which client ids exist.
+    """
+
+    def __init__(self, time_cost: int = 2, memory_kib: int = 19 * 1024) -> None:
+        self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib, parallelism=1)
+        self._decoy = self._hasher.hash(new_client_secret())
+
+    def hash(self, secret: str) -> str:
+        return self._hasher.hash(secret)
+
+    def verify(self, stored_hash: str | None, secret: str) -> bool:
+        try:
+            return self._hasher.verify(stored_hash or self._decoy, secret) and bool(stored_hash)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def needs_rehash(self, stored_hash: str) -> bool:
+        return self._hasher.check_needs_rehash(stored_hash)

@@ -1,0 +1,145 @@
+"""The one place where a request is let in or refused, whatever its transport.
+
+REST calls it through a FastAPI dependency; the WebSocket endpoint calls ``authenticate`` at
+the upgrade (401 before the socket opens) and both methods again for every message.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+import anyio.to_thread
+
+from threadwise.auth.clients import ClientRegistry
+from threadwise.auth.ratelimit import Quota, RateLimiter
+from threadwise.auth.tenancy import tenant_of
+from threadwise.auth.tokens import Claims, TokenVerifier, invalid
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
+
+
+@dataclass(frozen=True)
+class Limits:
+    requests_per_minute: int
+    characters_per_minute: int
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: what its token says (tenant, client, organizations), and the limits
+    of its client."""
+
+    claims: Claims
+    limits: Limits
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header; ``None`` if there is none."""
+    if authorization is None or not authorization.strip():
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ServiceError(
+            ErrorCode.INVALID_TOKEN,
+            "The Authorization header must be 'Bearer <token>', with a token from "
+            "POST /auth/oauth2/token.",
+        )
+    return token.strip()
+
+
+class Gatekeeper:
+    def __init__(
+        self,
+        verifier: TokenVerifier,
+        clients: ClientRegistry,
+        limiter: RateLimiter,
+        base_domain: str | None,
+        defaults: Limits,
+    ) -> None:
+        self.verifier = verifier
+        self.clients = clients
+        self.limiter = limiter
+        self.base_domain = base_domain
+        self.defaults = defaults
+
+    async def authenticate(self, token: str | None, host: str | None) -> Principal:
+        """Who ``token`` speaks for on ``host``; ``MISSING_TOKEN``, ``INVALID_TOKEN`` or
+        ``TOKEN_EXPIRED`` otherwise."""
+        if token is None:
+            raise ServiceError(
+                ErrorCode.MISSING_TOKEN,
+                "This endpoint needs an access token: send 'Authorization: Bearer <token>' "
+                "with a token from POST /auth/oauth2/token.",
+            )
+        tenant = tenant_of(host, self.base_domain)
+        if tenant is None:
+            raise ServiceError(
+                ErrorCode.INVALID_TOKEN,
+                f"The host {host!r} names no tenant, so no token is valid on it; call "
+                f"<tenant>.{self.base_domain}, the host your token was issued on.",
+            )
+        if self.verifier.is_local(token):
+            claims = self.verifier.verify(token, tenant)
+        else:  # an external issuer's keys may have to be fetched first
+            claims = await anyio.to_thread.run_sync(self.verifier.verify, token, tenant)
+        if claims.external:
+            return Principal(claims, self.defaults)
+        client = await self.clients.active(claims.client_id)
+        if client is None or client.tenant != tenant:
+            raise invalid("its client has been revoked, or is not registered")
+        limits = Limits(
+            client.requests_per_minute or self.defaults.requests_per_minute,
+            client.characters_per_minute or self.defaults.characters_per_minute,
+        )
+        return Principal(claims, limits)
+
+    async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
+        """Let one request of ``characters`` characters act for ``organization_id``, or refuse
+        it: ``FORBIDDEN_ORGANIZATION``, or ``RATE_LIMITED`` with the seconds to wait."""
+        organizations, limits = principal.claims.organizations, principal.limits
+        if organization_id not in organizations:
+            allowed = ", ".join(repr(org) for org in sorted(organizations)[:5])
+            raise ServiceError(
+                ErrorCode.FORBIDDEN_ORGANIZATION,
+                f"request.context.organizationId {organization_id[:256]!r} is not an "
+                f"organization this client may act for ({allowed}"
+                f"{', …' if len(organizations) > 5 else ''}). Use a client "
+                "registered for that organization.",
+            )
+        # Keyed by tenant and organization: one organization's traffic never uses up
+        # another's limits, whichever client sends it.
+        scope = f"{principal.claims.tenant}:{organization_id}"
+        wait = await self.limiter.acquire(
+            [
+                Quota(f"requests:{scope}", limits.requests_per_minute),
+                Quota(f"characters:{scope}", limits.characters_per_minute, characters),
+            ]
+        )
+        if wait > 0:
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"Organization {organization_id[:256]!r} is over its rate limit "
+                f"({limits.requests_per_minute} requests and "
+                f"{limits.characters_per_minute} characters a minute). Retry after the "
+                "time in the Retry-After header.",
+                retry_after=wait,
+            )
+
+
+def check_metrics_token(authorization: str | None, expected: str | None) -> None:
+    """Let a scrape of ``/metrics`` in: anyone when no metrics token is configured, else
+    only ``Authorization: Bearer <metrics token>``."""
+    if expected is None:
+        return
+    token = bearer_token(authorization)
+    if token is None:
+        raise ServiceError(
+            ErrorCode.MISSING_TOKEN,
+            "/metrics needs 'Authorization: Bearer <metrics token>' (THREADWISE_METRICS_TOKEN).",
+        )
+    if not hmac.compare_digest(token.encode(), expected.encode()):
+        raise ServiceError(
+            ErrorCode.INVALID_TOKEN,
+            "The metrics token is wrong; use the value of THREADWISE_METRICS_TOKEN.",
+        )

@@ -1,0 +1,187 @@
+"""The OAuth2 client-credentials grant behind ``POST /auth/oauth2/token``.
+
+Errors are OAuth2's own JSON (`decisions.md` §3), not the superpower error envelope. Every
+answer about a client, wrong secret, unknown id, revoked or another tenant's, is the same
+``invalid_client``: only the audit log tells them apart. Failed attempts are limited per
+client id and per address; past the limit even the right secret waits.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+
+from threadwise.auth.audit import AuditLog
+from threadwise.auth.clients import ClientRegistry, SecretCheck
+from threadwise.auth.credentials import is_client_id
+from threadwise.auth.ratelimit import Quota, RateLimiter
+from threadwise.auth.tenancy import tenant_of
+from threadwise.auth.tokens import TokenIssuer
+
+log = logging.getLogger("threadwise.auth")
+
+GRANT_TYPE = "client_credentials"
+
+
+class OAuthError(Exception):
+    """An OAuth2 error answer: ``{"error", "error_description"}`` with its HTTP status."""
+
+    def __init__(
+        self,
+        status: int,
+        error: str,
+        description: str,
+        *,
+        retry_after: float | None = None,
+        basic_challenge: bool = False,
+    ) -> None:
+        super().__init__(description)
+        self.status = status
+        self.error = error
+        self.description = description
+        self.retry_after = retry_after
+        # RFC 6749 §5.2: a client that tried HTTP Basic is answered with a Basic challenge.
+        self.basic_challenge = basic_challenge
+
+    def body(self) -> dict[str, str]:
+        return {"error": self.error, "error_description": self.description}
+
+
+@dataclass(frozen=True)
+class ClientCredentials:
+    grant_type: str | None
+    client_id: str | None
+    client_secret: str | None
+    via_basic: bool = False
+
+
+@dataclass(frozen=True)
+class FailureLimits:
+    per_client_per_minute: int
+    per_address_per_minute: int
+
+
+@dataclass(frozen=True)
+class TokenResponse:
+    access_token: str
+    expires_in: int
+    scope: str
+
+    def body(self) -> dict[str, Any]:
+        # `token` repeats `access_token` for clients that read that name (decisions.md §3).
+        return {
+            "access_token": self.access_token,
+            "token_type": "Bearer",
+            "expires_in": self.expires_in,
+            "token": self.access_token,
+            "scope": self.scope,
+        }
+
+
+class ClientCredentialsGrant:
+    def __init__(
+        self,
+        clients: ClientRegistry,
+        issuer: TokenIssuer,
+        audit: AuditLog,
+        limiter: RateLimiter,
+        failure_limits: FailureLimits,
+        base_domain: str | None,
+    ) -> None:
+        self.clients = clients
+        self.issuer = issuer
+        self.audit = audit
+        self.limiter = limiter
+        self.failure_limits = failure_limits
+        self.base_domain = base_domain
+
+    async def issue(
+        self, credentials: ClientCredentials, host: str | None, address: str | None
+    ) -> TokenResponse:
+        if credentials.grant_type != GRANT_TYPE:
+            raise _grant_type_error(credentials.grant_type)
+        client_id, secret = credentials.client_id, credentials.client_secret
+        if not client_id or not secret:
+            raise OAuthError(
+                400,
+                "invalid_request",
+                "Send client_id and client_secret: in the query string, a form body, or HTTP "
+                "Basic authentication.",
+            )
+        tenant = tenant_of(host, self.base_domain)
+        if tenant is None:
+            raise OAuthError(
+                400,
+                "invalid_request",
+                f"The host {host!r} names no tenant; request tokens from "
+                f"<tenant>.{self.base_domain}.",
+            )
+        failures = self._failure_quotas(client_id, address)
+        wait = await self.limiter.check(failures)
+        if wait > 0:
+            await self._refuse(tenant, client_id, address, "too_many_failures")
+            raise OAuthError(
+                429,
+                "temporarily_unavailable",
+                "Too many failed token requests for this client or from this address; retry "
+                "after the time in the Retry-After header.",
+                retry_after=wait,
+            )
+        check = await anyio.to_thread.run_sync(self.clients.check_secret, client_id, secret)
+        reason = _refusal(check, tenant)
+        if reason is not None or check.client is None:
+            await self.limiter.acquire(failures)
+            await self._refuse(tenant, client_id, address, reason or "unknown_client")
+            raise OAuthError(
+                401,
+                "invalid_client",
+                "Unknown client, wrong secret, or a revoked client. Check the client id and "
+                "secret that `threadwise clients create` printed.",
+                basic_challenge=credentials.via_basic,
+            )
+        client = check.client
+        issued = self.issuer.issue(tenant, client.client_id, client.organizations)
+        await anyio.to_thread.run_sync(self.clients.mark_used, client.client_id, address)
+        return TokenResponse(issued.token, issued.expires_in, issued.scope)
+
+    def _failure_quotas(self, client_id: str, address: str | None) -> list[Quota]:
+        limits = self.failure_limits
+        quotas = [Quota(f"token-failures:client:{client_id[:64]}", limits.per_client_per_minute)]
+        if address:
+            quotas.append(Quota(f"token-failures:address:{address}", limits.per_address_per_minute))
+        return quotas
+
+    async def _refuse(self, tenant: str, client_id: str, address: str | None, reason: str) -> None:
+        shown = client_id if is_client_id(client_id) else "(not a client id)"
+        log.info("token refused for %s from %s: %s", shown, address or "?", reason)
+        await anyio.to_thread.run_sync(
+            lambda: self.audit.record(
+                "token_refused", tenant=tenant, client_id=client_id, address=address, detail=reason
+            )
+        )
+
+
+def _refusal(check: SecretCheck, tenant: str) -> str | None:
+    """Why the client gets no token (for the audit log), or ``None`` if it gets one."""
+    if check.client is None:
+        return "unknown_client"
+    if not check.matches:
+        return "wrong_secret"
+    if not check.client.enabled:
+        return "revoked"
+    if check.client.tenant != tenant:
+        return "other_tenant"
+    return None
+
+
+def _grant_type_error(grant_type: str | None) -> OAuthError:
+    if not grant_type:
+        return OAuthError(400, "invalid_request", f"Send grant_type={GRANT_TYPE}.")
+    return OAuthError(
+        400,
+        "unsupported_grant_type",
+        f"Only grant_type={GRANT_TYPE} is supported, got {grant_type[:64]!r}.",
+    )

@@ -1,0 +1,1 @@
+"""The service's database: schema, connection and migrations (SQLite or PostgreSQL)."""

@@ -1,0 +1,102 @@
+"""The schema: tenants, their clients and the organizations each may act for, the audit log.
+
+Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
+a test checks that the two agree.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import BigInteger, DateTime, Dialect, ForeignKey, Integer, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC in and out, also on SQLite, which stores no zone."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"expected a timezone-aware datetime, got naive {value!r}")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(column_0_label)s",
+            "uq": "uq_%(table_name)s_%(column_0_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime()}
+
+
+class Tenant(Base):
+    __tablename__ = "tenants"
+
+    name: Mapped[str] = mapped_column(String(63), primary_key=True)
+    created_at: Mapped[datetime]
+
+
+class Client(Base):
+    __tablename__ = "clients"
+
+    client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tenant: Mapped[str] = mapped_column(ForeignKey("tenants.name"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    # An argon2id hash; the secret itself is shown once and never stored.
+    secret_hash: Mapped[str] = mapped_column(String(255))
+    enabled: Mapped[bool]
+    created_at: Mapped[datetime]
+    # When the client last got a token (not every request: that would be a write per request).
+    last_used_at: Mapped[datetime | None]
+    secret_rotated_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+    # Per-organization limits for this client's requests; NULL means the service's default.
+    requests_per_minute: Mapped[int | None]
+    characters_per_minute: Mapped[int | None]
+
+    organizations: Mapped[list[ClientOrganization]] = relationship(
+        cascade="all, delete-orphan",
+        lazy="selectin",
+        order_by="ClientOrganization.organization_id",
+    )
+
+
+class ClientOrganization(Base):
+    __tablename__ = "client_organizations"
+
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.client_id", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+
+
+class AuditEvent(Base):
+    """Token issuance and refusals, and changes to clients. Never a secret or a token."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True
+    )
+    occurred_at: Mapped[datetime] = mapped_column(index=True)
+    event: Mapped[str] = mapped_column(String(32))
+    tenant: Mapped[str | None] = mapped_column(String(63))
+    client_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    address: Mapped[str | None] = mapped_column(String(64))
+    detail: Mapped[str | None] = mapped_column(String(200))

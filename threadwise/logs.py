@@ -1,0 +1,77 @@
+"""Logging for the service and the CLI, with secrets and tokens blanked out of every record.
+
+Our code never logs a secret or a token, but the access log prints request lines, and the
+official client sends its secret in the token request's query string.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from typing import Any
+
+from uvicorn.config import LOGGING_CONFIG
+
+_REDACTIONS = [
+    # Query-string and form parameters that carry credentials.
+    (
+        re.compile(r"(?i)\b(client_secret|access_token|authorization|token)=[^&\s\"']+"),
+        r"\1=[redacted]",
+    ),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/-]{16,}=*"), r"\1 [redacted]"),
+    # Anything shaped like a JWT, or like one of our client secrets.
+    (re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), "[redacted token]"),
+    (re.compile(r"tws_[A-Za-z0-9_-]{16,}"), "[redacted secret]"),
+]
+
+
+def redact(text: str) -> str:
+    for pattern, replacement in _REDACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` with credentials blanked out; values that carry none keep their type."""
+    if value is None or isinstance(value, int | float):
+        return value
+    text = str(value)  # a URL object, say, prints its query string
+    cleaned = redact(text)
+    return value if cleaned == text else cleaned
+
+
+class RedactSecrets(logging.Filter):
+    """Blank credentials out of a record's message, arguments and traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            # Keep the tuple's shape: uvicorn's access formatter unpacks it.
+            record.args = tuple(_redacted(arg) for arg in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {key: _redacted(value) for key, value in record.args.items()}
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True
+
+
+def log_config(level: str = "INFO") -> dict[str, Any]:
+    """uvicorn's logging configuration, plus ours, every handler filtered."""
+    config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"redact": {"()": RedactSecrets}}
+    config["formatters"]["threadwise"] = {"format": "%(levelname)s %(name)s: %(message)s"}
+    config["handlers"]["threadwise"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "threadwise",
+        "stream": "ext://sys.stderr",
+    }
+    for handler in config["handlers"].values():
+        handler["filters"] = ["redact"]
+    config["root"] = {"handlers": ["threadwise"], "level": level}
+    # Alembic announces its dialect on every start; only its problems are news.
+    config["loggers"]["alembic"] = {"level": "WARNING"}
+    return config
