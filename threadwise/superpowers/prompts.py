@@ -24,7 +24,7 @@ Rules:
 _WITH_NOTES = """
 First write short notes, then the summary:
 Issue: <who wants what>
-Actions: <at most three key actions, each starting with the name of who did it>
+Actions: <at most three key actions, each starting with the name of who did it; write an offer of options as "offers A or B" and then the option chosen>
 Outcome: <what is agreed, done or refused, by whom>
 Follow-up: <who will do what next, or none>
 Summary: <at most two sentences, at most 45 words, present tense>"""
@@ -39,18 +39,19 @@ _EXAMPLES = (
         "Tobiah (agent): Let me check. That order was delivered 45 days ago and returns are "
         "accepted for 30 days, so I can't accept the return.\n"
         "Ilse Varga (customer): Can I at least exchange it?\n"
-        "Tobiah (agent): Sorry, exchanges follow the same window. I can offer you a 10% discount "
-        "code instead.\n"
-        "Ilse Varga (customer): Fine, send it.\n"
+        "Tobiah (agent): Sorry, exchanges follow the same window. I can give you a 10% discount "
+        "code or $15 store credit instead.\n"
+        "Ilse Varga (customer): The discount code, please.\n"
         "Tobiah (agent): Done, I've emailed you the code SAVE10.",
         "Issue: Ilse Varga wants to return a jacket from order 55821.\n"
         "Actions: Ilse Varga gives order 55821. Tobiah refuses the return and an exchange "
-        "(30-day window passed). Tobiah emails discount code SAVE10.\n"
-        "Outcome: Return refused; Ilse Varga accepts the 10% discount code.\n"
+        "(30-day window passed). Tobiah offers a discount code or store credit; Ilse Varga "
+        "chooses the discount code. Tobiah emails the code SAVE10.\n"
+        "Outcome: Return refused; Ilse Varga gets the 10% discount code (not the store credit).\n"
         "Follow-up: none",
         "Ilse Varga asks to return a jacket from order 55821. Tobiah refuses the return and an "
-        "exchange because the 30-day window has passed, and emails her a 10% discount code, "
-        "SAVE10, instead.",
+        "exchange because the 30-day window has passed; Ilse Varga chooses a 10% discount code "
+        "over store credit, and Tobiah emails her the code SAVE10.",
     ),
     (
         "Conversation (#Person1#; #Person2#):\n"
