@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.facts import check_facts, identifiers
 
 EVIDENCE = (
     "Hi, we were charged twice: INV-10442 and INV-10443, both $49.99. Hannah Lindqvist. "
@@ -26,3 +26,11 @@ def test_invented_numbers_ids_and_names_are_listed() -> None:
 def test_names_can_be_skipped_for_other_languages() -> None:
     assert check_facts("Der Kunde Hannah zahlte $49.99.", EVIDENCE, names=False).ok
     assert not check_facts("Der Kunde Hannah zahlte $49.99.", EVIDENCE).ok
+
+
+def test_identifiers_are_ids_not_amounts_or_dates() -> None:
+    text = (
+        "Maya gives order 58213 and INV-10443, A-20931, pays $49.99 on March 19 at 6:00 PM, "
+        "2-3 days, 1st, flight NA 418, code SAVE10, a 30-day window, 2003, 12/03/2026, PIN 4711"
+    )
+    assert identifiers(text) == ["58213", "INV-10443", "A-20931", "SAVE10", "4711"]

@@ -114,6 +114,21 @@ def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
+def identifiers(text: str) -> list[str]:
+    """The IDs in ``text``: tokens mixing capitals and digits, or of four digits or more
+    (order, invoice and ticket numbers), not amounts, times, dates, years or "30-day"."""
+    found = []
+    for token in _NUMBERISH.findall(text):
+        core = token.strip("#$€£.:-/")
+        if token.startswith(("$", "€", "£")) or re.search(r"[:/.,]", core):
+            continue
+        digits = _digits(core)
+        year = re.fullmatch(r"(?:19|20)\d\d", core) is not None
+        if re.search(r"[A-Z]", core) or (len(digits) >= 4 and not year):
+            found.append(core)
+    return list(dict.fromkeys(found))
+
+
 def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck:
     """List the numbers/IDs (and, with ``names``, capitalised names) of ``summary`` absent
     from ``evidence``. Names are checked only on English text: other languages capitalise

@@ -27,7 +27,7 @@ Issue: <who wants what>
 Actions: <at most three key actions, each starting with the name of who did it; write an offer of options as "offers A or B" and then the option chosen>
 Outcome: <what is agreed, done or refused, by whom>
 Follow-up: <who will do what next, or none>
-Summary: <at most two sentences, at most 45 words, present tense>"""
+Summary: <at most two sentences, at most 45 words, present tense, keeping the key IDs, numbers and dates>"""
 
 _WITHOUT_NOTES = """
 Write the summary: at most two sentences, at most 45 words, present tense, starting with "Summary:"."""
@@ -97,6 +97,9 @@ COMBINE_PARTS = """Notes on the consecutive parts of one conversation ({who_is_w
 {notes}
 
 Combine them into notes on the whole conversation, then the summary."""
+
+KEEP_IDS = """Your summary leaves out {ids}, which your notes mention. Rewrite the summary so \
+that it keeps them, starting with "Summary:"."""
 
 REVISE = """Your summary mentions {facts}, which the conversation does not contain. \
 Rewrite the summary without anything that is not in the conversation, starting with "Summary:"."""

@@ -20,7 +20,7 @@ from threadwise.engines.queue import WorkQueue
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem, SummaryFormat
 from threadwise.superpowers import prompts
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.facts import check_facts, identifiers
 from threadwise.text.languages import LanguageIdentifier, summary_language
 from threadwise.text.transcript import Transcript, build_transcript
 
@@ -164,6 +164,8 @@ class Summarizer:
             )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         summary.notes = answer.notes
+        if answer.notes and answer.summary and job.form != "structured":
+            answer = self._with_identifiers(chat, answer, job, summary, deadline)
         if self.options.self_check and job.form != "structured":
             verified = self._verified(transcript, answer.summary, summary, deadline)
             answer = Answer(notes=answer.notes, summary=verified)
@@ -201,6 +203,29 @@ class Summarizer:
             answer = parse_answer(said)
             notes.append(f"Part {number}:\n{answer.notes or answer.summary}")
         return "\n\n".join(notes)
+
+    def _with_identifiers(
+        self,
+        chat: list[ChatMessage],
+        answer: Answer,
+        job: SummaryJob,
+        summary: Summary,
+        deadline: Deadline,
+    ) -> Answer:
+        """The summary, asked once more if it lost the IDs (order, invoice, ticket numbers)
+        that the notes carried over from the conversation: they are what a reader looks for."""
+        evidence = job.transcript.evidence
+        missing = [
+            i for i in identifiers(answer.notes) if i in evidence and i not in answer.summary
+        ]
+        if not missing:
+            return answer
+        chat.append({"role": "user", "content": prompts.KEEP_IDS.format(ids=", ".join(missing))})
+        said = self._say(chat, _MAX_TOKENS[job.form], summary, "keep IDs", deadline)
+        rewritten = parse_answer(said).summary
+        if rewritten and any(i in rewritten for i in missing):
+            return Answer(notes=answer.notes, summary=rewritten)
+        return answer
 
     def _verified(
         self, transcript: Transcript, draft: str, summary: Summary, deadline: Deadline
@@ -417,6 +442,12 @@ def concise(text: str, form: SummaryFormat) -> str:
         if kept and words > _PARAGRAPH_WORDS:
             break
         kept.append(sentence)
+    if len(kept) == 1 and words > _PARAGRAPH_WORDS:
+        # One run-on sentence ("A, B, C, and D"): end it at its last clause within the limit.
+        head = " ".join(kept[0].split()[:_PARAGRAPH_WORDS])
+        cut = head.rfind(", ")
+        if cut > len(head) // 2:
+            kept = [head[:cut].rstrip(" ,;") + "."]
     return " ".join(kept)
 
 
