@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import sys
@@ -63,6 +64,41 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _read_body(file: str) -> Any:
+    text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _translate(args: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.protocol import results_envelope
+    from threadwise.services import build_services
+
+    try:
+        data: Any = _read_body(args.file)
+    except json.JSONDecodeError as exc:
+        _progress(f"{args.file} is not valid JSON: {exc}")
+        return 2
+    if isinstance(data, dict) and isinstance(data.get("request"), dict):
+        request_settings = data["request"].setdefault("settings", {})
+        if isinstance(request_settings, dict):
+            if args.to:
+                request_settings["targetLanguages"] = args.to
+            if args.mode:
+                request_settings["translationMode"] = args.mode
+    services = build_services(settings, _progress)
+    try:
+        body = parse_message_body(data, services.limits)
+        results = asyncio.run(services.translate(body))
+    except ServiceError as exc:
+        _progress(f"{exc.code.value}: {exc.message}")
+        return 2 if exc.code.http_status < 500 else 1
+    finally:
+        services.close()
+    envelope = results_envelope("translate", results, body.request)
+    print(json.dumps(envelope.to_wire(), ensure_ascii=False, indent=2))
+    return 0
+
+
 def _prepare_model(_: argparse.Namespace, settings: Settings) -> int:
     if settings.llm_model_path is not None:
         _progress(f"using THREADWISE_LLM_MODEL_PATH={settings.llm_model_path}")
@@ -95,6 +131,20 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument("--language", help="output language tag, e.g. es-ES")
     summarize.add_argument("--format", choices=["paragraph", "bullets", "structured"])
     summarize.set_defaults(run=_summarize)
+
+    translate = commands.add_parser(
+        "translate",
+        help="translate the messages of a request-body JSON file locally; prints the envelope",
+    )
+    translate.add_argument("file", help="a request body as JSON; '-' reads standard input")
+    translate.add_argument(
+        "--to",
+        action="append",
+        metavar="LANGUAGE",
+        help="target language tag, e.g. es or pt-BR; repeat for several",
+    )
+    translate.add_argument("--mode", choices=["quality", "fast"], help="engine tier")
+    translate.set_defaults(run=_translate)
 
     model = commands.add_parser("prepare-model", help="join and verify the default model")
     model.set_defaults(run=_prepare_model)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import platformdirs
 from pydantic import Field
@@ -51,6 +52,15 @@ class Settings(BaseSettings):
     summary_self_check: bool = False
 
     request_timeout_seconds: float = Field(default=120.0, gt=0)
+
+    # Translation. Its deadline: a quality engine (the model) that cannot answer within it
+    # gives way to the direction's fast engine.
+    translation_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Override the measured routing table per direction, e.g. {"en-es": {"quality": "apertium"}}.
+    # Engines: apertium, bergamot, llm, llm+apertium, llm+bergamot (the model post-editing).
+    translation_routes: dict[str, dict[Literal["quality", "fast"], str]] = {}
+    # Threads for the fast engines (Apertium, Bergamot), apart from the model's queue.
+    translation_threads: int = Field(default=2, ge=1)
 
     max_body_bytes: int = Field(default=512 * 1024, ge=1024)
     max_conversations: int = Field(default=50, ge=1)

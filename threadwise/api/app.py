@@ -10,7 +10,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
 from threadwise.api.errors import install_error_handlers
-from threadwise.api.routes import operations, superpowers
+from threadwise.api.routes import languages, operations, superpowers
 from threadwise.services import Services
 
 
@@ -58,5 +58,6 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     install_error_handlers(app)
     app.include_router(operations.router)
     app.include_router(superpowers.router)
+    app.include_router(languages.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

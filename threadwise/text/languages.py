@@ -22,6 +22,12 @@ SUMMARY_LANGUAGES: dict[str, str] = {
     "nl": "Dutch",
 }
 
+# Languages messages can be translated between: those with evaluation data (NTREX) to choose
+# each direction's engines by measurement.
+TRANSLATION_LANGUAGES: dict[str, str] = {
+    code: SUMMARY_LANGUAGES[code] for code in ("en", "es", "fr", "de", "pt")
+}
+
 _REGIONAL_NAMES: dict[tuple[str, str], str] = {
     ("pt", "BR"): "Brazilian Portuguese",
     ("pt", "PT"): "European Portuguese",
@@ -53,9 +59,14 @@ class LanguageTag:
 
     @property
     def english_name(self) -> str:
-        if self.region and (self.language, self.region) in _REGIONAL_NAMES:
-            return _REGIONAL_NAMES[(self.language, self.region)]
-        return SUMMARY_LANGUAGES.get(self.language, self.language)
+        return language_name(self.language, self.region)
+
+
+def language_name(code: str, region: str | None = None) -> str:
+    """The English name of a language, regional where that matters (Brazilian Portuguese)."""
+    if region and (code, region) in _REGIONAL_NAMES:
+        return _REGIONAL_NAMES[(code, region)]
+    return SUMMARY_LANGUAGES.get(code, code)
 
 
 def summary_language(tag: str, field: str) -> LanguageTag:
@@ -66,6 +77,19 @@ def summary_language(tag: str, field: str) -> LanguageTag:
             ErrorCode.UNSUPPORTED_LANGUAGE,
             f"{field} asks for {tag!r}; summaries can be written in "
             f"{', '.join(SUMMARY_LANGUAGES)} (a region such as 'es-ES' is accepted).",
+        )
+    return parsed
+
+
+def translation_language(tag: str, field: str) -> LanguageTag:
+    """Parse ``tag`` and check that messages can be translated into it."""
+    parsed = LanguageTag.parse(tag, field)
+    if parsed.language not in TRANSLATION_LANGUAGES:
+        supported = ", ".join(TRANSLATION_LANGUAGES)
+        raise ServiceError(
+            ErrorCode.UNSUPPORTED_LANGUAGE,
+            f"{field} asks for {tag!r}; messages can be translated into {supported} (a region "
+            "such as 'pt-BR' is accepted). GET /languages lists the directions and engines.",
         )
     return parsed
 

@@ -54,10 +54,8 @@ def to_tagged(parts: Iterable[Part]) -> str:
     return "".join(p.markup() if isinstance(p, Tag) else p for p in parts)
 
 
-def parse_tags(text: str, expected: Sequence[Tag]) -> Parts | None:
-    """``text`` as parts if it has exactly the ``expected`` tags, each once and well nested;
-    else None. Whitespace just inside a pair moves outside it (``<g1> word</g1>`` →
-    `` <g1>word</g1>``): Markdown emphasis may not start or end with a space."""
+def split_tags(text: str) -> Parts:
+    """Tagged text as parts, as it is (no checks)."""
     parts: list[Part] = []
     position = 0
     for match in _TAG.finditer(text):
@@ -73,6 +71,14 @@ def parse_tags(text: str, expected: Sequence[Tag]) -> Parts | None:
         position = match.end()
     if position < len(text):
         parts.append(text[position:])
+    return tuple(parts)
+
+
+def parse_tags(text: str, expected: Sequence[Tag]) -> Parts | None:
+    """``text`` as parts if it has exactly the ``expected`` tags, each once and well nested;
+    else None. Whitespace just inside a pair moves outside it (``<g1> word</g1>`` →
+    `` <g1>word</g1>``): Markdown emphasis may not start or end with a space."""
+    parts = list(split_tags(text))
     found = tags_of(parts)
     if sorted(found, key=_order) != sorted(expected, key=_order) or not _well_nested(found):
         return None
