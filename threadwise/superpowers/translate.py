@@ -36,8 +36,6 @@ T = TypeVar("T")
 
 # Time kept back from the model for the fast engine, should the model not make it.
 FALLBACK_RESERVE_SECONDS = 1.0
-# Below this many letters a message's own language is a guess; its conversation's is better.
-SHORT_MESSAGE_LETTERS = 20
 UNCHANGED = "none"
 
 
@@ -120,18 +118,18 @@ class Translator:
         for message, text in zip(job.messages, words, strict=True):
             conversation_words.setdefault(message.conversation, []).append(text)
         conversation_language = {
-            ci: self.identifier.detect(" ".join(texts)[:2000])
+            ci: self.identifier.detect_with_probability(" ".join(texts)[:2000])
             for ci, texts in conversation_words.items()
         }
         languages: list[str | None] = []
         for message, text in zip(job.messages, words, strict=True):
-            if not any(c.isalpha() for c in text):
-                languages.append(None)
-                continue
-            letters = sum(c.isalpha() for c in text)
-            own = self.identifier.detect(text)
-            fallback = conversation_language[message.conversation]
-            languages.append(own if letters >= SHORT_MESSAGE_LETTERS or fallback is None else fallback)
+            own, probability = self.identifier.detect_with_probability(text)
+            common, common_probability = conversation_language[message.conversation]
+            # A short message ("ok", "Merci !") is often a guess: its conversation knows better.
+            if own is not None and probability < self.identifier.SURE:
+                if common is not None and common_probability >= self.identifier.SURE:
+                    own = common
+            languages.append(own)
         return segmented, languages
 
     def translate_group(
@@ -287,11 +285,9 @@ class TranslateSuperpower:
     ) -> list[Translated]:
         route = self.translator.router.route(source, target.language)
         if route is None:
-            raise ServiceError(
-                ErrorCode.UNSUPPORTED_LANGUAGE,
-                f"No engine translates {source}→{target.language} here; GET /languages lists "
-                "the directions.",
-            )
+            # Written in a language no engine translates from (Italian, say): returned as
+            # written, its sourceLanguage saying why, rather than failing the other messages.
+            return [Translated(m.text, UNCHANGED) for m in messages]
         engine = route.engine(tier)
         fallback = route.fast if not uses_llm(route.fast) else None
         if not uses_llm(engine):

@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
 from markdown_it.token import Token
 
-from threadwise.text.protected import protected_spans
+from threadwise.text.protected import protected_counts, protected_spans
 from threadwise.text.tagged import Part, Parts, Tag, has_words
 
 log = logging.getLogger(__name__)
@@ -59,12 +59,25 @@ class Segment:
 
     def render(self, parts: Sequence[Part], *, escape: bool = False) -> str:
         """Markdown for translated ``parts`` (which carry this segment's tags)."""
-        out = []
+        text = self._join(parts, escape, spaced=False)
+        if protected_counts(text) != protected_counts(self._join(self.parts, False, False)):
+            # An engine put a word against an atom, and glued they read differently
+            # ("…?id=7a", "a@bo"): spaces go around the atoms.
+            text = self._join(parts, escape, spaced=True)
+        return text
+
+    def _join(self, parts: Sequence[Part], escape: bool, spaced: bool) -> str:
+        out: list[str] = []
+        atom_before = False
         for part in parts:
-            if isinstance(part, Tag):
-                out.append(self.markup[part])
-            else:
-                out.append(escape_markdown(part) if escape else part)
+            is_atom = isinstance(part, Tag) and part.kind == "atom"
+            text = self.markup[part] if isinstance(part, Tag) else part
+            if not isinstance(part, Tag) and escape:
+                text = escape_markdown(text)
+            if spaced and (is_atom or atom_before) and out and _touching(out[-1], text):
+                out.append(" ")
+            out.append(text)
+            atom_before = is_atom
         return "".join(out)
 
     def source(self) -> str:
@@ -87,6 +100,10 @@ class SegmentedMessage:
 
     def render(self, rendered_segments: Sequence[str]) -> str:
         return "".join(p if isinstance(p, str) else rendered_segments[p] for p in self.pieces)
+
+
+def _touching(left: str, right: str) -> bool:
+    return bool(left and right) and not left[-1].isspace() and not right[0].isspace()
 
 
 def escape_markdown(text: str) -> str:
