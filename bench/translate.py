@@ -39,23 +39,18 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import uvicorn
-from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.chrf import CHRF
 
 from threadwise.api.app import create_app
 from threadwise.config import Settings
 from threadwise.services import Services, build_services
-from threadwise.superpowers.routing import (
-    FAST_ENGINES,
-    LLM,
-    TABLE_FILE,
-    direction_key,
-    draft_engine,
-    uses_llm,
-)
+from threadwise.superpowers.routing import LLM, TABLE_FILE, TIERS, direction_key, uses_llm
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 
@@ -86,13 +81,12 @@ def load_ntrex(limit: int) -> list[dict[str, str]]:
     return rows[::step][:limit]
 
 
-def candidates(services: Services, source: str, target: str) -> list[str]:
-    names = [
+def machine_engines(services: Services, source: str, target: str) -> list[str]:
+    return [
         kind
         for kind, engine in services.machine_translators.items()
         if (source, target) in engine.directions()
     ]
-    return [*names, LLM, *(f"{LLM}+{n}" for n in names if n in FAST_ENGINES)]
 
 
 def translate_sentences(
@@ -116,7 +110,13 @@ def translate_sentences(
     return texts, statistics.median(seconds)
 
 
-def run_quality(services: Services, limit: int, directions: list[tuple[str, str]]) -> None:
+def run_quality(
+    services: Services,
+    limit: int,
+    directions: list[tuple[str, str]],
+    llm_directions: set[str] | None = None,
+) -> None:
+    """``llm_directions``: where to measure the model (it takes seconds a sentence); None: all."""
     rows = load_ntrex(limit)
     RESULTS.mkdir(exist_ok=True)
     stored: dict[str, Any] = (
@@ -131,7 +131,16 @@ def run_quality(services: Services, limit: int, directions: list[tuple[str, str]
         found = stored["directions"].setdefault(key, {})
         sources = [r[COLUMNS[source]] for r in rows]
         references = [r[COLUMNS[target]] for r in rows]
-        for engine in candidates(services, source, target):
+        engines = machine_engines(services, source, target)
+        with_model = (
+            llm_directions is None or key in llm_directions or not engines
+        )  # the model is the only engine for German
+        for engine in [*engines, LLM, f"{LLM}+"] if with_model else engines:
+            if engine == f"{LLM}+":
+                # The model post-edits the best fast engine's draft (measured just above).
+                if not engines:
+                    continue
+                engine = f"{LLM}+" + max(engines, key=lambda e: found[e]["chrF"])
             if engine not in found:
                 texts, seconds = translate_sentences(services, engine, source, target, sources)
                 found[engine] = {
@@ -281,16 +290,22 @@ def run_latency(services: Services, count: int) -> None:
     }
     with serving(services) as port:
         client = Client(port)
-        for source, target in (("en", "pt"), ("en", "es"), ("en", "fr"), ("en", "de"), ("pt", "en")):
+        for source, target in (
+            ("en", "pt"),
+            ("en", "es"),
+            ("en", "fr"),
+            ("en", "de"),
+            ("pt", "en"),
+        ):
             for mode in ("fast", "quality"):
                 payload = body([texts[source]], TAGS[target], mode)
                 answer = client.post_json("/message/translate", payload)  # warm
                 engine = answer["message"]["results"][0]["response"][0]["engine"]
                 n = count if not uses_llm_name(engine) else max(3, count // 10)
-                seconds = timed(lambda p=payload: client.post_json("/message/translate", p), n)
+                seconds = timed(partial(client.post_json, "/message/translate", payload), n)
+                p50, p95 = (1000 * percentile(seconds, q) for q in (0.5, 0.95))
                 print(
-                    f"{source}-{target:<5} {mode:<8} {engine[:45]:<45} "
-                    f"{1000 * percentile(seconds, 0.5):>8.1f} {1000 * percentile(seconds, 0.95):>8.1f}",
+                    f"{source}-{target:<5} {mode:<8} {engine[:45]:<45} {p50:>8.1f} {p95:>8.1f}",
                     flush=True,
                 )
         conversation = [
@@ -307,7 +322,7 @@ def run_latency(services: Services, count: int) -> None:
         ]
         for target in ("es", "de"):
             payload = body(conversation, TAGS[target], "quality")
-            seconds = timed(lambda p=payload: client.post_json("/message/translate", p), 2)
+            seconds = timed(partial(client.post_json, "/message/translate", payload), 2)
             print(
                 f"en-{target:<5} quality  10-message conversation: "
                 f"{', '.join(f'{s:.1f} s' for s in seconds)}",
@@ -383,8 +398,8 @@ def run_markdown(services: Services) -> None:
         tag = LanguageTag.parse(TAGS[target], "bench")
         route = translator.router.route(source, target)
         assert route is not None
-        for tier in ("fast", "quality"):
-            engine = route.engine(tier)  # type: ignore[arg-type]
+        for tier in TIERS:
+            engine = route.engine(tier)
             done = translator.translate_group(engine, segmented, source, tag)
             kept = sum(not structure_problems(m, d.text) for m, d in zip(corpus, done, strict=True))
             changed = sum(d.text != m for m, d in zip(corpus, done, strict=True))
@@ -402,6 +417,12 @@ def main() -> None:
     parser.add_argument("--write-table", action="store_true")
     parser.add_argument("--limit", type=int, default=24, help="NTREX sentences per direction")
     parser.add_argument("--directions", help="comma-separated, e.g. en-es,es-en (default: all)")
+    parser.add_argument(
+        "--model-directions",
+        default="en-es,es-en,en-fr,fr-en,en-pt,pt-en,en-de,de-en",
+        help="where to measure the model too ('all' for every direction); elsewhere the "
+        "machine engines are measured and the model only where it is the only engine",
+    )
     parser.add_argument("--requests", type=int, default=50, help="requests per latency figure")
     args = parser.parse_args()
     everything = not (args.quality or args.latency or args.throughput or args.markdown)
@@ -413,11 +434,16 @@ def main() -> None:
         time.sleep(0.2)
     try:
         if args.quality or everything:
-            keys = args.directions.split(",") if args.directions else services.translator.router.keys()
+            keys = (
+                args.directions.split(",") if args.directions else services.translator.router.keys()
+            )
             # English pairs first: the most common in chat, and the first table entries ready.
             keys.sort(key=lambda k: ("en" not in k.split("-"), "de" in k.split("-"), k))
             directions = [(k.split("-")[0], k.split("-")[1]) for k in keys]
-            run_quality(services, args.limit, directions)
+            model = (
+                None if args.model_directions == "all" else set(args.model_directions.split(","))
+            )
+            run_quality(services, args.limit, directions, model)
         if args.write_table or everything:
             write_table()
         if args.markdown or everything:

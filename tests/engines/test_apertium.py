@@ -65,7 +65,10 @@ def test_markdown_corpus_keeps_its_structure(apertium: ApertiumEngine) -> None:
             segmented = segmenter.segment(message)
             out = apertium.translate([s.parts for s in segmented.segments], "en", target)
             text = segmented.render(
-                [s.render(o) if o else s.source() for s, o in zip(segmented.segments, out)]
+                [
+                    s.render(o) if o else s.source()
+                    for s, o in zip(segmented.segments, out, strict=True)
+                ]
             )
             assert all(o is not None for o in out), (target, message, out)
             assert structure_problems(message, text) == [], (target, message, text)

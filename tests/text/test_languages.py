@@ -45,7 +45,7 @@ def test_short_messages_are_identified() -> None:
     assert identifier.detect("¿Dónde está mi pedido?") == "es"
     assert identifier.detect("Obrigado, já enviei!") == "pt"
     assert identifier.detect("👍 :)") is None
-    code, probability = identifier.detect_with_probability("ok")
+    _, probability = identifier.detect_with_probability("ok")
     assert probability < LanguageIdentifier.SURE  # a guess, which the caller treats as one
 
 

@@ -29,4 +29,6 @@ def test_atoms_travel_as_placeholder_words() -> None:
 def test_lost_placeholder_or_unmatched_pair_is_reported() -> None:
     assert translate_plain([("a ", Tag(1, "atom"))], lambda ts: ["a" for _ in ts]) == [None]
     segment = ("hello ", Tag(1, "open"), "world", Tag(1, "close"))
-    assert translate_plain([segment], lambda ts: ["zzz qqq" if "hello" in t else "xyz" for t in ts]) == [None]
+    assert translate_plain(
+        [segment], lambda ts: ["zzz qqq" if "hello" in t else "xyz" for t in ts]
+    ) == [None]

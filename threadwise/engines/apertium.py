@@ -204,7 +204,7 @@ def from_stream(stream: str) -> str:
 
 
 class ApertiumEngine:
-    """Every direction among ``languages`` that the installed pairs reach, directly or via Spanish."""
+    """Every direction among ``languages`` the installed pairs reach, directly or via Spanish."""
 
     kind = "apertium"
 

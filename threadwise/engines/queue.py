@@ -37,7 +37,7 @@ class WorkQueue:
         return self._depth
 
     def expected_wait(self) -> float:
-        """Seconds a job queued now would wait to start: recent mean duration × depth."""
+        """Seconds a job queued now would wait to start: recent mean duration times depth."""
         with self._lock:
             return self._depth * sum(self._durations) / len(self._durations)
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.superpowers import prompts, translation_prompts
-from threadwise.text.tagged import Parts, parse_tags, tags_of, to_tagged
 from threadwise.text.languages import language_name
+from threadwise.text.tagged import Parts, parse_tags, tags_of, to_tagged
 
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s?(.*)$")
 # Segments per prompt: enough for a conversation, few enough that numbering holds.
@@ -92,7 +92,9 @@ class LlmTranslator:
         tokens = 0
         for index, segment in enumerate(segments):
             size = self.engine.count_tokens(to_tagged(segment))
-            if chunks[-1] and (len(chunks[-1]) >= MAX_SEGMENTS or tokens + size > MAX_PROMPT_TOKENS):
+            if chunks[-1] and (
+                len(chunks[-1]) >= MAX_SEGMENTS or tokens + size > MAX_PROMPT_TOKENS
+            ):
                 chunks.append([])
                 tokens = 0
             chunks[-1].append(index)

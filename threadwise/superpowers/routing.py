@@ -70,7 +70,7 @@ class TranslationRouter:
         self,
         available: Mapping[str, Collection[tuple[str, str]]],
         table: Mapping[str, Any] | None = None,
-        overrides: Mapping[str, Mapping[str, str]] | None = None,
+        overrides: Mapping[str, Mapping[Tier, str]] | None = None,
     ) -> None:
         """``available``: the directions each engine serves here (``llm+X`` derived)."""
         self._available = dict(available)
@@ -96,7 +96,7 @@ class TranslationRouter:
         return (source, target) in self._available.get(engine, ())
 
     def _route(
-        self, source: str, target: str, entry: Mapping[str, Any], override: Mapping[str, str]
+        self, source: str, target: str, entry: Mapping[str, Any], override: Mapping[Tier, str]
     ) -> Route:
         figures = {
             name: Figures(f.get("chrF"), f.get("BLEU"), f.get("secondsPerSentence"))

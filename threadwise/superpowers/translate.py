@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.queue import WorkQueue
@@ -126,9 +126,9 @@ class Translator:
             own, probability = self.identifier.detect_with_probability(text)
             common, common_probability = conversation_language[message.conversation]
             # A short message ("ok", "Merci !") is often a guess: its conversation knows better.
-            if own is not None and probability < self.identifier.SURE:
-                if common is not None and common_probability >= self.identifier.SURE:
-                    own = common
+            unsure = own is not None and probability < self.identifier.SURE
+            if unsure and common is not None and common_probability >= self.identifier.SURE:
+                own = common
             languages.append(own)
         return segmented, languages
 
@@ -146,7 +146,8 @@ class Translator:
         segments = [s for m in messages for s in m.segments]
         first = translate([s.parts for s in segments])
         rendered = iter(
-            self._checked(segment, parts, translate) for segment, parts in zip(segments, first)
+            self._checked(segment, parts, translate)
+            for segment, parts in zip(segments, first, strict=True)
         )
         results = []
         for message in messages:
@@ -326,7 +327,9 @@ class TranslateSuperpower:
             lambda: self.translator.translate_group(fallback, messages, source, target)
         )
         note = f" (fast fallback: {reason})"
-        return [Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast]
+        return [
+            Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
+        ]
 
     async def _off_loop(self, work: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, work)

@@ -85,9 +85,7 @@ class Segment:
 
     def runs(self) -> list[tuple[int, str]]:
         """(index in ``parts``, text) of each text run worth translating on its own."""
-        return [
-            (i, p) for i, p in enumerate(self.parts) if isinstance(p, str) and has_words((p,))
-        ]
+        return [(i, p) for i, p in enumerate(self.parts) if isinstance(p, str) and has_words((p,))]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ MIN_SIMILARITY = 0.5
 # A phrase rarely ends with one of these, but a shorter window ending with one often scores
 # better ("número de" for "número do pedido" in "número de encomenda").
 _DANGLING = frozenset(
-    "a an the of to in on for and or with de do da dos das o os as e em no na para por com".split()
+    {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with"}
+    | {"de", "do", "da", "dos", "das", "o", "os", "as", "e", "em", "no", "na", "para", "por", "com"}
 )
 _DANGLING_PENALTY = 0.2
 

@@ -94,9 +94,8 @@ def _well_nested(tags: Sequence[Tag]) -> bool:
     for tag in tags:
         if tag.kind == "open":
             stack.append(tag.id)
-        elif tag.kind == "close":
-            if not stack or stack.pop() != tag.id:
-                return False
+        elif tag.kind == "close" and (not stack or stack.pop() != tag.id):
+            return False
     return not stack
 
 

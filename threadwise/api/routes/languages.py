@@ -19,7 +19,7 @@ async def languages(services: ServicesDep) -> dict[str, Any]:
     translator = services.translator
     directions = []
     for route in translator.router.routes():
-        tiers = {}
+        tiers: dict[str, dict[str, Any]] = {}
         for tier in TIERS:
             engine = route.engine(tier)
             figures = route.figures.get(engine, Figures())

@@ -1,0 +1,96 @@
+"""LLM translation: numbered lines checked back (scripted engine), then the real model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATA
+from threadwise.deadlines import Deadline
+from threadwise.engines.base import ChatMessage, Completion
+from threadwise.services import Services
+from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.text.markdown_segments import MarkdownSegmenter
+from threadwise.text.markdown_structure import structure_problems
+from threadwise.text.tagged import Tag, to_tagged
+
+CORPUS: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
+
+
+class ScriptedEngine:
+    """Answers each chat with the next scripted text (for the parsing logic only)."""
+
+    name = "scripted"
+    context_size = 4096
+    loaded = True
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+
+    def load(self) -> None:
+        pass
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        max_tokens: int,
+        deadline: Deadline | None = None,
+        continue_from: str = "",
+    ) -> Completion:
+        self.asked.append(messages[-1]["content"])
+        return Completion(continue_from + self.answers.pop(0), 10, 10, False)
+
+
+def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
+    engine = ScriptedEngine(
+        [
+            " Hola\n2. Tu número\nnoise\n3. Mira <g1>aquí</g1>",  # line 2 lost its tags
+            " Tu <g1>número</g1>",
+        ]
+    )
+    translator = LlmTranslator(engine, ["en", "es"])
+    segments = [
+        ("Hello",),
+        ("Your ", Tag(1, "open"), "number", Tag(1, "close")),
+        ("Look ", Tag(1, "open"), "here", Tag(1, "close")),
+    ]
+    results = translator.translate(segments, "en", "es")
+    assert [to_tagged(r) if r else None for r in results] == [
+        "Hola",
+        "Tu <g1>número</g1>",
+        "Mira <g1>aquí</g1>",
+    ]
+    assert "from English into Spanish" in engine.asked[0]
+    assert "1. Hello\n2. Your <g1>number</g1>\n3. Look <g1>here</g1>" in engine.asked[0]
+    assert "1. Your <g1>number</g1>" in engine.asked[1]
+
+
+def test_post_edit_shows_the_draft() -> None:
+    engine = ScriptedEngine([" Claro"])
+    translator = LlmTranslator(engine, ["en", "es"])
+    [result] = translator.post_edit([("Sure",)], [("Seguro",)], "en", "es", "ES")
+    assert result == ("Claro",)
+    assert "1. Sure" in engine.asked[0] and "1. Seguro" in engine.asked[0]
+
+
+@pytest.mark.model
+def test_real_model_keeps_the_markdown_of_the_corpus(services: Services) -> None:
+    segmenter = MarkdownSegmenter()
+    messages = [segmenter.segment(m) for m in CORPUS[:6]]
+    segments = [s for m in messages for s in m.segments]
+    translator = services.translator.llm
+    results = translator.translate([s.parts for s in segments], "en", "es", "ES")
+    kept = sum(r is not None for r in results)
+    assert kept >= 0.8 * len(segments), results
+    rendered = iter(
+        s.render(r) if r else s.source() for s, r in zip(segments, results, strict=True)
+    )
+    for message in messages:
+        text = message.render([next(rendered) for _ in message.segments])
+        assert structure_problems(message.text, text) == [], text
