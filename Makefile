@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set everything up first.
-.PHONY: setup serve test lint bench
+.PHONY: setup serve test lint bench bench-translate
 
 setup:
 	@scripts/setup.sh
@@ -19,3 +19,6 @@ lint:
 
 bench: setup
 	.venv/bin/python -m bench.summarize
+
+bench-translate: setup
+	.venv/bin/python -m bench.translate --latency --throughput --markdown

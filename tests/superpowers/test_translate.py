@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import minimal_body
+from tests.conftest import DATA, minimal_body
 from threadwise.deadlines import Deadline
 from threadwise.engines.queue import WorkQueue
 from threadwise.errors import ServiceError
@@ -125,3 +126,17 @@ def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: 
     assert item.sourceLanguage == "en" and item.targetLanguage == "es"
     busy.shutdown()
     pool.shutdown()
+
+
+@pytest.mark.parametrize("target", ["es", "fr", "pt"])
+def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> None:
+    corpus: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
+    translator = services.translator
+    route = translator.router.route("en", target)
+    assert route is not None
+    segmented = [translator.segmenter.segment(m) for m in corpus]
+    tag = LanguageTag.parse(target, "f")
+    done = translator.translate_group(route.fast, segmented, "en", tag)
+    for message, item in zip(corpus, done, strict=True):
+        assert structure_problems(message, item.text) == [], (message, item.text)
+        assert item.text != message and item.engine != "none"
