@@ -26,9 +26,14 @@ from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.routing import LLM, Tier, TranslationRouter, draft_engine, uses_llm
 from threadwise.text.languages import LanguageIdentifier, LanguageTag, translation_language
-from threadwise.text.markdown_segments import MarkdownSegmenter, Segment, SegmentedMessage
+from threadwise.text.markdown_segments import (
+    MarkdownSegmenter,
+    Segment,
+    SegmentedMessage,
+    escape_markdown,
+)
 from threadwise.text.markdown_structure import inline_problems, structure_problems
-from threadwise.text.tagged import Part, Parts, text_of
+from threadwise.text.tagged import Parts, Tag, text_of
 
 log = logging.getLogger(__name__)
 
@@ -209,28 +214,18 @@ class Translator:
         """The safer segmentation: each run of text between tags translated on its own."""
         runs = segment.runs()
         translated = translate([(text.strip(),) for _, text in runs]) if runs else []
-        parts: list[Part] = list(segment.parts)
-        escaped: set[int] = set()
+        pieces = [segment.markup[p] if isinstance(p, Tag) else p for p in segment.parts]
         for (index, original), result in zip(runs, translated, strict=True):
             words = text_of(result).strip() if result else ""
             if words:
+                # Words out of context may read as Markdown ("1. …", "*"): escaped.
                 lead = original[: len(original) - len(original.lstrip())]
                 trail = original[len(original.rstrip()) :]
-                parts[index] = f"{lead}{words}{trail}"
-                escaped.add(index)
-        text = "".join(
-            segment.markup[p] if not isinstance(p, str) else _escape_if(p, i in escaped)
-            for i, p in enumerate(parts)
-        )
+                pieces[index] = f"{lead}{escape_markdown(words)}{trail}"
+        text = "".join(pieces)
         if inline_problems(segment.source(), text):
             return segment.source()
         return text
-
-
-def _escape_if(text: str, escape: bool) -> str:
-    from threadwise.text.markdown_segments import escape_markdown
-
-    return escape_markdown(text) if escape else text
 
 
 class TranslateSuperpower:
@@ -322,7 +317,8 @@ class TranslateSuperpower:
                     raise
                 reason = "the model failed"
         assert fallback is not None
-        deadline.check()
+        # No deadline check here: the model may overrun its share (prompt processing cannot
+        # be interrupted), and the fast engine answers in milliseconds; late beats failed.
         fast = await self._off_loop(
             lambda: self.translator.translate_group(fallback, messages, source, target)
         )
