@@ -115,8 +115,10 @@ def run_quality(
     limit: int,
     directions: list[tuple[str, str]],
     llm_directions: set[str] | None = None,
+    post_edit_directions: set[str] | None = None,
 ) -> None:
-    """``llm_directions``: where to measure the model (it takes seconds a sentence); None: all."""
+    """Where to measure the model, and the model post-editing (seconds a sentence each);
+    None: everywhere."""
     rows = load_ntrex(limit)
     RESULTS.mkdir(exist_ok=True)
     stored: dict[str, Any] = (
@@ -132,13 +134,13 @@ def run_quality(
         sources = [r[COLUMNS[source]] for r in rows]
         references = [r[COLUMNS[target]] for r in rows]
         engines = machine_engines(services, source, target)
-        with_model = (
-            llm_directions is None or key in llm_directions or not engines
-        )  # the model is the only engine for German
+        with_model = llm_directions is None or key in llm_directions
         for engine in [*engines, LLM, f"{LLM}+"] if with_model else engines:
             if engine == f"{LLM}+":
                 # The model post-edits the best fast engine's draft (measured just above).
-                if not engines:
+                if not engines or (
+                    post_edit_directions is not None and key not in post_edit_directions
+                ):
                     continue
                 engine = f"{LLM}+" + max(engines, key=lambda e: found[e]["chrF"])
             if engine not in found:
@@ -420,8 +422,14 @@ def main() -> None:
     parser.add_argument(
         "--model-directions",
         default="en-es,es-en,en-fr,fr-en,en-pt,pt-en,en-de,de-en",
-        help="where to measure the model too ('all' for every direction); elsewhere the "
-        "machine engines are measured and the model only where it is the only engine",
+        help="where to measure the model too ('all' for every direction); elsewhere only the "
+        "machine engines are measured",
+    )
+    parser.add_argument(
+        "--post-edit-directions",
+        default="all",
+        help="where to measure the model post-editing the best fast draft ('all': wherever "
+        "the model is measured)",
     )
     parser.add_argument("--requests", type=int, default=50, help="requests per latency figure")
     args = parser.parse_args()
@@ -440,10 +448,11 @@ def main() -> None:
             # English pairs first: the most common in chat, and the first table entries ready.
             keys.sort(key=lambda k: ("en" not in k.split("-"), "de" in k.split("-"), k))
             directions = [(k.split("-")[0], k.split("-")[1]) for k in keys]
-            model = (
-                None if args.model_directions == "all" else set(args.model_directions.split(","))
+            model, post_edit = (
+                None if value == "all" else set(value.split(","))
+                for value in (args.model_directions, args.post_edit_directions)
             )
-            run_quality(services, args.limit, directions, model)
+            run_quality(services, args.limit, directions, model, post_edit)
         if args.write_table or everything:
             write_table()
         if args.markdown or everything:
