@@ -18,7 +18,9 @@ DATA = Path(__file__).parent / "data"
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     # The real default model, from the shared model cache; state in a throwaway directory.
-    return Settings(data_dir=tmp_path_factory.mktemp("data"))
+    # Translation's deadline is raised: on a busy 2-core machine the model's first prompt can
+    # take longer than the 30 s default, and German has no fast engine to fall back on.
+    return Settings(data_dir=tmp_path_factory.mktemp("data"), translation_timeout_seconds=180)
 
 
 @pytest.fixture(scope="session")
