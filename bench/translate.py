@@ -34,7 +34,6 @@ import socket
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -43,11 +42,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 
-from threadwise.api.app import create_app
+from bench.summarize import serving
 from threadwise.config import Settings
 from threadwise.services import Services, build_services
 from threadwise.superpowers.routing import LLM, TABLE_FILE, TIERS, direction_key, uses_llm
@@ -184,7 +182,8 @@ def write_table() -> None:
             "sentences": stored["sentences"],
             "by": "bench/translate.py --quality --write-table",
             "date": datetime.date.today().isoformat(),
-            "machine": "2 cores (shared), llama.cpp 2 threads",
+            "machine": "2 cores, shared with other jobs while measuring (model timings are"
+            " upper bounds); llama.cpp 2 threads",
         },
         "directions": directions,
     }
@@ -197,27 +196,6 @@ def write_table() -> None:
 
 
 # --- through the HTTP app -------------------------------------------------------------------
-
-
-@contextmanager
-def serving(services: Services) -> Iterator[int]:
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(services, manage_services=False),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join()
 
 
 def free_port() -> int:

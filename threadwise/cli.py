@@ -36,22 +36,30 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _summarize(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.services import build_services
-
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+def _read_body(file: str, request_settings: dict[str, Any]) -> Any:
+    """The request body in ``file`` ('-': standard input), with ``request_settings`` set;
+    None (after saying why) if it is not JSON."""
+    text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        _progress(f"{args.file} is not valid JSON: {exc}")
-        return 2
+        _progress(f"{file} is not valid JSON: {exc}")
+        return None
     if isinstance(data, dict) and isinstance(data.get("request"), dict):
-        request_settings = data["request"].setdefault("settings", {})
-        if isinstance(request_settings, dict):
-            if args.language:
-                request_settings["overrideOutputLanguage"] = args.language
-            if args.format:
-                request_settings["summaryFormat"] = args.format
+        current = data["request"].setdefault("settings", {})
+        if isinstance(current, dict):
+            current.update({k: v for k, v in request_settings.items() if v})
+    return data
+
+
+def _summarize(args: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.services import build_services
+
+    data = _read_body(
+        args.file, {"overrideOutputLanguage": args.language, "summaryFormat": args.format}
+    )
+    if data is None:
+        return 2
     services = build_services(settings, _progress)
     try:
         body = parse_message_body(data, services.limits)
@@ -64,27 +72,13 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _read_body(file: str) -> Any:
-    text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    return json.loads(text)
-
-
 def _translate(args: argparse.Namespace, settings: Settings) -> int:
     from threadwise.protocol import results_envelope
     from threadwise.services import build_services
 
-    try:
-        data: Any = _read_body(args.file)
-    except json.JSONDecodeError as exc:
-        _progress(f"{args.file} is not valid JSON: {exc}")
+    data = _read_body(args.file, {"targetLanguages": args.to, "translationMode": args.mode})
+    if data is None:
         return 2
-    if isinstance(data, dict) and isinstance(data.get("request"), dict):
-        request_settings = data["request"].setdefault("settings", {})
-        if isinstance(request_settings, dict):
-            if args.to:
-                request_settings["targetLanguages"] = args.to
-            if args.mode:
-                request_settings["translationMode"] = args.mode
     services = build_services(settings, _progress)
     try:
         body = parse_message_body(data, services.limits)

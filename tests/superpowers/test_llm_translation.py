@@ -7,8 +7,7 @@ import json
 import pytest
 
 from tests.conftest import DATA
-from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage, Completion
+from tests.superpowers.test_summarize import ScriptedEngine
 from threadwise.services import Services
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.text.markdown_segments import MarkdownSegmenter
@@ -16,35 +15,6 @@ from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Tag, to_tagged
 
 CORPUS: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
-
-
-class ScriptedEngine:
-    """Answers each chat with the next scripted text (for the parsing logic only)."""
-
-    name = "scripted"
-    context_size = 4096
-    loaded = True
-
-    def __init__(self, answers: list[str]) -> None:
-        self.answers = answers
-        self.asked: list[str] = []
-
-    def load(self) -> None:
-        pass
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def chat(
-        self,
-        messages: list[ChatMessage],
-        *,
-        max_tokens: int,
-        deadline: Deadline | None = None,
-        continue_from: str = "",
-    ) -> Completion:
-        self.asked.append(messages[-1]["content"])
-        return Completion(continue_from + self.answers.pop(0), 10, 10, False)
 
 
 def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
@@ -66,9 +36,11 @@ def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
         "Tu <g1>número</g1>",
         "Mira <g1>aquí</g1>",
     ]
-    assert "from English into Spanish" in engine.asked[0]
-    assert "1. Hello\n2. Your <g1>number</g1>\n3. Look <g1>here</g1>" in engine.asked[0]
-    assert "1. Your <g1>number</g1>" in engine.asked[1]
+    asked = [chat[-1]["content"] for chat in engine.chats]
+    assert "from English into Spanish" in asked[0]
+    assert "1. Hello\n2. Your <g1>number</g1>\n3. Look <g1>here</g1>" in asked[0]
+    assert "1. Your <g1>number</g1>" in asked[1]
+    assert engine.continued == ["1.", "1."]
 
 
 def test_post_edit_shows_the_draft() -> None:
@@ -76,7 +48,8 @@ def test_post_edit_shows_the_draft() -> None:
     translator = LlmTranslator(engine, ["en", "es"])
     [result] = translator.post_edit([("Sure",)], [("Seguro",)], "en", "es", "ES")
     assert result == ("Claro",)
-    assert "1. Sure" in engine.asked[0] and "1. Seguro" in engine.asked[0]
+    asked = engine.chats[0][-1]["content"]
+    assert "1. Sure" in asked and "1. Seguro" in asked
 
 
 @pytest.mark.model
