@@ -188,11 +188,24 @@ def write_table() -> None:
         "directions": directions,
     }
     TABLE.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n")
-    print(f"\nwrote {TABLE.relative_to(ROOT)}: {len(directions)} directions")
-    for key, entry in directions.items():
-        q, f = entry["quality"], entry["fast"]
-        c = entry["candidates"]
-        print(f"  {key}: quality {q} ({c[q]['chrF']}), fast {f} ({c[f]['chrF']})")
+    print(f"\nwrote {TABLE.relative_to(ROOT)}: {len(directions)} directions\n")
+    print(markdown_table(table))
+
+
+def markdown_table(table: dict[str, Any]) -> str:
+    """The routing table as Markdown: per direction, both tiers and every engine measured."""
+    lines = [
+        "| direction | quality | fast | chrF / BLEU of each engine (s per sentence) |",
+        "|---|---|---|---|",
+    ]
+    for key, entry in table["directions"].items():
+        figures = entry["candidates"]
+        measured = ", ".join(
+            f"{e} {f['chrF']:.1f} / {f['BLEU']:.1f} ({f['secondsPerSentence']:.3g})"
+            for e, f in sorted(figures.items(), key=lambda i: -i[1]["chrF"])
+        )
+        lines.append(f"| {key} | {entry['quality']} | {entry['fast']} | {measured} |")
+    return "\n".join(lines)
 
 
 # --- through the HTTP app -------------------------------------------------------------------
