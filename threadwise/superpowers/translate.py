@@ -287,9 +287,7 @@ class TranslateSuperpower:
         engine = route.engine(tier)
         fallback = route.fast if not uses_llm(route.fast) else None
         if not uses_llm(engine):
-            return await self._off_loop(
-                lambda: self.translator.translate_group(engine, messages, source, target)
-            )
+            return await self._fast(engine, messages, source, target)
         reason = None
         expected_wait = self.llm_queue.expected_wait()
         if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
@@ -319,13 +317,25 @@ class TranslateSuperpower:
         assert fallback is not None
         # No deadline check here: the model may overrun its share (prompt processing cannot
         # be interrupted), and the fast engine answers in milliseconds; late beats failed.
-        fast = await self._off_loop(
-            lambda: self.translator.translate_group(fallback, messages, source, target)
-        )
+        fast = await self._fast(fallback, messages, source, target)
         note = f" (fast fallback: {reason})"
         return [
             Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
         ]
+
+    async def _fast(
+        self, engine: str, messages: list[SegmentedMessage], source: str, target: LanguageTag
+    ) -> list[Translated]:
+        try:
+            return await self._off_loop(
+                lambda: self.translator.translate_group(engine, messages, source, target)
+            )
+        except TranslationEngineError as exc:
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                f"The {engine} engine failed ({exc}). Retry the request; a dead Apertium "
+                "pipeline is restarted on the next use.",
+            ) from exc
 
     async def _off_loop(self, work: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, work)
