@@ -113,7 +113,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         "apertium": ApertiumEngine(languages),
         "bergamot": BergamotEngine(),
     }
-    llm_translator = LlmTranslator(engine, languages)
+    llm_translator = LlmTranslator(engine, languages, identifier)
     router = TranslationRouter(
         {
             LLM: llm_translator.directions(),

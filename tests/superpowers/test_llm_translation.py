@@ -10,6 +10,7 @@ from tests.conftest import DATA
 from tests.superpowers.test_summarize import ScriptedEngine
 from threadwise.services import Services
 from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Tag, to_tagged
@@ -41,6 +42,15 @@ def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
     assert "1. Hello\n2. Your <g1>number</g1>\n3. Look <g1>here</g1>" in asked[0]
     assert "1. Your <g1>number</g1>" in asked[1]
     assert engine.continued == ["1.", "1."]
+
+
+def test_a_line_left_in_the_source_language_is_asked_again() -> None:
+    copied = "El cliente quiere devolver la chaqueta porque es demasiado pequeña."
+    engine = ScriptedEngine([f" {copied}", " Le client veut rendre la veste, trop petite."])
+    translator = LlmTranslator(engine, ["es", "fr"], LanguageIdentifier())
+    [result] = translator.translate([(copied,)], "es", "fr")
+    assert result == ("Le client veut rendre la veste, trop petite.",)
+    assert len(engine.chats) == 2
 
 
 def test_post_edit_shows_the_draft() -> None:

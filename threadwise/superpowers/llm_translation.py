@@ -1,8 +1,8 @@
 """Translation by the language model: many segments in one prompt, numbered, checked back.
 
-Each answer line must carry its number and exactly its segment's tags; lines that do not are
-asked again one by one, and what still fails is reported as ``None`` so that the caller can
-split that segment at its markup. Also post-edits another engine's draft.
+Each answer line must carry its number and exactly its segment's tags, in the target language;
+lines that do not are asked again one by one, and what still fails is reported as ``None`` so
+that the caller can split that segment at its markup. Also post-edits another engine's draft.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ from collections.abc import Sequence
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.superpowers import prompts, translation_prompts
-from threadwise.text.languages import language_name
-from threadwise.text.tagged import Parts, parse_tags, tags_of, to_tagged
+from threadwise.text.languages import LanguageIdentifier, language_name
+from threadwise.text.tagged import Parts, parse_tags, tags_of, text_of, to_tagged
 
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s?(.*)$")
 # Segments per prompt: enough for a conversation, few enough that numbering holds.
 MAX_SEGMENTS = 16
 MAX_PROMPT_TOKENS = 900
+# Shorter lines (names, "OK") may rightly read the same in both languages.
+MIN_LETTERS_CHECKED = 20
 
 
 class LlmTranslator:
@@ -27,9 +29,15 @@ class LlmTranslator:
 
     kind = "llm"
 
-    def __init__(self, engine: ChatEngine, languages: Sequence[str]) -> None:
+    def __init__(
+        self,
+        engine: ChatEngine,
+        languages: Sequence[str],
+        identifier: LanguageIdentifier | None = None,
+    ) -> None:
         self.engine = engine
         self._languages = tuple(languages)
+        self.identifier = identifier
         # The summarizer's system prompt: kept in the KV cache for both superpowers.
         self.system = prompts.SYSTEM_WITH_NOTES
 
@@ -82,10 +90,23 @@ class LlmTranslator:
             answers = self._ask(segments, drafts, chunk, names, deadline)
             for index in chunk:
                 results[index] = answers.get(index)
-        # A line that came back wrong (lost a tag, merged with another) is asked alone.
-        for index in [i for i, r in enumerate(results) if r is None]:
-            results[index] = self._ask(segments, drafts, [index], names, deadline).get(index)
+        # A line that came back wrong (lost a tag, merged with another, still in the source
+        # language) is asked alone.
+        for index in [i for i, r in enumerate(results) if r is None or self._copied(r, source)]:
+            again = self._ask(segments, drafts, [index], names, deadline).get(index)
+            results[index] = None if again is None or self._copied(again, source) else again
         return results
+
+    def _copied(self, parts: Parts, source: str) -> bool:
+        """Whether a line is still in the source language: the model sometimes copies a
+        line, or drifts back into it halfway (measured: es→fr, es→pt)."""
+        if self.identifier is None:
+            return False
+        words = text_of(parts)
+        if sum(c.isalpha() for c in words) < MIN_LETTERS_CHECKED:
+            return False
+        language, probability = self.identifier.detect_with_probability(words)
+        return language == source and probability >= self.identifier.SURE
 
     def _chunks(self, segments: Sequence[Parts]) -> list[list[int]]:
         chunks: list[list[int]] = [[]]
