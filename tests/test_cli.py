@@ -1,4 +1,4 @@
-"""The `threadwise` command: managing clients, and the first run a new user sees."""
+"""The `threadwise` command: managing clients, the first run a new user sees, translating."""
 
 from __future__ import annotations
 
@@ -172,3 +172,33 @@ def test_the_printed_curl_gets_a_summary(served: tuple[str, subprocess.Popen[str
         timeout=60,
     )
     assert json.loads(without.stdout)["error"]["code"] == "MISSING_TOKEN"
+
+
+# --- translate (the real engines, fast tier: no model call) ------------------------------
+
+TRANSLATE_EXAMPLE = Path(__file__).parent.parent / "examples" / "translate-request.json"
+
+
+def test_translate_prints_one_result_per_target(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["translate", str(TRANSLATE_EXAMPLE), "--to", "es", "--to", "pt-BR", "--mode", "fast"]
+    code = main(argv)
+    assert code == 0
+    envelope = json.loads(capsys.readouterr().out)
+    spanish, portuguese = envelope["message"]["results"]
+    assert [i["targetLanguage"] for i in spanish["response"]] == ["es", "es"]
+    assert spanish["response"][1]["engine"] == "apertium:eng-spa"
+    assert portuguese["response"][1]["engine"] == "bergamot:en-pt-tiny"
+    assert "`status --all` 👍" in portuguese["response"][1]["content"]
+
+
+def test_translate_reports_what_to_fix(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = json.loads(TRANSLATE_EXAMPLE.read_text())
+    body["session"]["channel"]["language"] = ""
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body))
+    assert main(["translate", str(path)]) == 2
+    assert "MISSING_TARGET_LANGUAGE" in capsys.readouterr().err

@@ -6,6 +6,7 @@ from threadwise.protocol import (
     ResponseItem,
     completed_envelope,
     error_envelope,
+    results_envelope,
 )
 
 
@@ -54,3 +55,30 @@ def test_every_code_has_a_status() -> None:
     assert ErrorCode.REQUIRED_FIELDS_MISSING.http_status == 422
     assert ErrorCode.OVERLOADED.http_status == 503
     assert not ErrorCode.INVALID_JSON.retryable
+
+
+def test_results_envelope_has_one_result_per_list() -> None:
+    items = [[ResponseItem(content="hola", type="translation", targetLanguage="es")], []]
+    wire = results_envelope("translate", items, _request()).to_wire()
+    assert [len(r["response"]) for r in wire["message"]["results"]] == [1, 0]
+    assert wire["message"]["results"][0]["response"][0]["targetLanguage"] == "es"
+
+
+def test_timestamps_keep_the_callers_text_and_settings_take_translate_extensions() -> None:
+    request = Request.model_validate(
+        {
+            "connections": {"threadId": "t"},
+            "context": {"organizationId": "o"},
+            "settings": {"targetLanguages": ["es-ES", "fr"], "translationMode": "fast"},
+            "scope": {
+                "conversations": [
+                    {"messages": [{"content": "hi", "timestamp": "2026-03-02T14:05:11.000Z"}]}
+                ]
+            },
+        }
+    )
+    message = request.scope.conversations[0].messages[0]
+    assert message.timestamp is not None and message.timestamp.minute == 5
+    assert message.timestamp_text == "2026-03-02T14:05:11.000Z"
+    assert request.settings.targetLanguages == ["es-ES", "fr"]
+    assert request.settings.translationMode == "fast"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging.config
 import shlex
@@ -91,22 +92,30 @@ def _example_request() -> Path:
     return EXAMPLE_REQUEST
 
 
-def _summarize(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.services import build_services
-
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+def _read_body(file: str, request_settings: dict[str, Any]) -> Any:
+    """The request body in ``file`` ('-': standard input), with ``request_settings`` set;
+    None (after saying why) if it is not JSON."""
+    text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        _progress(f"{args.file} is not valid JSON: {exc}")
-        return 2
+        _progress(f"{file} is not valid JSON: {exc}")
+        return None
     if isinstance(data, dict) and isinstance(data.get("request"), dict):
-        request_settings = data["request"].setdefault("settings", {})
-        if isinstance(request_settings, dict):
-            if args.language:
-                request_settings["overrideOutputLanguage"] = args.language
-            if args.format:
-                request_settings["summaryFormat"] = args.format
+        current = data["request"].setdefault("settings", {})
+        if isinstance(current, dict):
+            current.update({k: v for k, v in request_settings.items() if v})
+    return data
+
+
+def _summarize(args: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.services import build_services
+
+    data = _read_body(
+        args.file, {"overrideOutputLanguage": args.language, "summaryFormat": args.format}
+    )
+    if data is None:
+        return 2
     services = build_services(settings, _progress)
     try:
         body = parse_message_body(data, services.limits)
@@ -115,7 +124,30 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     except ServiceError as exc:
         _progress(f"{exc.code.value}: {exc.message}")
         return 2 if exc.code.http_status < 500 else 1
+    finally:
+        services.close()
     print(summary.text)
+    return 0
+
+
+def _translate(args: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.protocol import results_envelope
+    from threadwise.services import build_services
+
+    data = _read_body(args.file, {"targetLanguages": args.to, "translationMode": args.mode})
+    if data is None:
+        return 2
+    services = build_services(settings, _progress)
+    try:
+        body = parse_message_body(data, services.limits)
+        results = asyncio.run(services.translate(body))
+    except ServiceError as exc:
+        _progress(f"{exc.code.value}: {exc.message}")
+        return 2 if exc.code.http_status < 500 else 1
+    finally:
+        services.close()
+    envelope = results_envelope("translate", results, body.request)
+    print(json.dumps(envelope.to_wire(), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -272,6 +304,20 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument("--language", help="output language tag, e.g. es-ES")
     summarize.add_argument("--format", choices=["paragraph", "bullets", "structured"])
     summarize.set_defaults(run=_summarize)
+
+    translate = commands.add_parser(
+        "translate",
+        help="translate the messages of a request-body JSON file locally; prints the envelope",
+    )
+    translate.add_argument("file", help="a request body as JSON; '-' reads standard input")
+    translate.add_argument(
+        "--to",
+        action="append",
+        metavar="LANGUAGE",
+        help="target language tag, e.g. es or pt-BR; repeat for several",
+    )
+    translate.add_argument("--mode", choices=["quality", "fast"], help="engine tier")
+    translate.set_defaults(run=_translate)
 
     model = commands.add_parser("prepare-model", help="join and verify the default model")
     model.set_defaults(run=_prepare_model)

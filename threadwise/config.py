@@ -70,6 +70,15 @@ class Settings(BaseSettings):
 
     request_timeout_seconds: float = Field(default=120.0, gt=0)
 
+    # Translation. Its deadline: a quality engine (the model) that cannot answer within it
+    # gives way to the direction's fast engine.
+    translation_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Override the measured routing table per direction, e.g. {"en-es": {"quality": "apertium"}}.
+    # Engines: apertium, bergamot, llm, llm+apertium, llm+bergamot (the model post-editing).
+    translation_routes: dict[str, dict[Literal["quality", "fast"], str]] = {}
+    # Threads for the fast engines (Apertium, Bergamot), apart from the model's queue.
+    translation_threads: int = Field(default=2, ge=1)
+
     max_body_bytes: int = Field(default=512 * 1024, ge=1024)
     max_conversations: int = Field(default=50, ge=1)
     max_messages: int = Field(default=2000, ge=1)

@@ -10,7 +10,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 MAX_ID_LENGTH = 256
@@ -62,6 +70,7 @@ OptionalText = Annotated[str | None, BeforeValidator(_blank_to_none)]
 Timestamp = Annotated[datetime | None, BeforeValidator(_parse_timestamp)]
 
 SummaryFormat = Literal["paragraph", "bullets", "structured"]
+TranslationMode = Literal["quality", "fast"]
 
 
 class _Model(BaseModel):
@@ -95,6 +104,21 @@ class Message(_Model):
     content: Text
     participantId: OptionalId = None
     timestamp: Timestamp = None
+    _timestamp_text: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_timestamp_text(cls, data: Any, handler: Any) -> Any:
+        message = handler(data)
+        raw = data.get("timestamp") if isinstance(data, dict) else None
+        if isinstance(raw, str) and raw.strip():
+            message._timestamp_text = raw
+        return message
+
+    @property
+    def timestamp_text(self) -> str | None:
+        """The timestamp exactly as the caller wrote it (echoed in translations)."""
+        return self._timestamp_text
 
 
 class Conversation(_Model):
@@ -124,6 +148,9 @@ class RequestSettings(_Model):
     summaryFormat: Annotated[SummaryFormat | None, BeforeValidator(_blank_to_none)] = None
     maxResponseLength: Annotated[int | None, BeforeValidator(_blank_to_none), Field(ge=0)] = None
     disableStream: bool | None = None
+    # Extensions for translate (decisions.md §5, §6).
+    targetLanguages: list[Annotated[str, BeforeValidator(_require)]] | None = None
+    translationMode: Annotated[TranslationMode | None, BeforeValidator(_blank_to_none)] = None
 
 
 class Request(_Model):
@@ -151,6 +178,12 @@ class ResponseItem(BaseModel):
     content: str
     type: str | None = None
     language: str | None = None
+    # translate: where each translated message came from (decisions.md §6).
+    conversationId: str | None = None
+    participantId: str | None = None
+    timestamp: str | None = None
+    sourceLanguage: str | None = None
+    targetLanguage: str | None = None
     engine: str | None = None
     error_code: str | None = None
 
@@ -249,10 +282,18 @@ _RETRYABLE = frozenset(
 def completed_envelope(
     action_type: str, items: list[ResponseItem], request: Request | None = None
 ) -> Envelope:
+    """A success with one result (summarize)."""
+    return results_envelope(action_type, [items], request)
+
+
+def results_envelope(
+    action_type: str, results: list[list[ResponseItem]], request: Request | None = None
+) -> Envelope:
+    """A success with one result per list of items (translate: one per target language)."""
     return Envelope(
         actionType=action_type,
         state="completed",
-        message=ResultMessage(results=[Result(response=items)]),
+        message=ResultMessage(results=[Result(response=items) for items in results]),
         requestId=request.requestId if request else None,
         variant=_variant(request),
     )

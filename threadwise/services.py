@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from threadwise.auth.audit import AuditLog
@@ -20,13 +20,19 @@ from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRa
 from threadwise.auth.tokens import ExternalIssuer, TokenIssuer, TokenVerifier
 from threadwise.config import ConfigurationError, Settings
 from threadwise.db.database import Database, database_url
+from threadwise.engines.apertium import ApertiumEngine
 from threadwise.engines.base import ChatEngine
+from threadwise.engines.bergamot import BergamotEngine
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.engines.queue import WorkQueue
+from threadwise.engines.translation import MachineTranslator
 from threadwise.payload import PayloadLimits
+from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.superpowers.routing import LLM, TranslationRouter
 from threadwise.superpowers.summarize import Summarizer, SummarizeSuperpower, SummaryOptions
-from threadwise.text.languages import LanguageIdentifier
+from threadwise.superpowers.translate import TranslateSuperpower, Translator
+from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
 
 log = logging.getLogger("threadwise")
 
@@ -123,33 +129,52 @@ class Services:
     summarizer: Summarizer
     summarize: SummarizeSuperpower
     limits: PayloadLimits
+    # Translation: the fast engines run on their own threads, never behind the model's queue.
+    machine_translators: dict[str, MachineTranslator]
+    translation_pool: ThreadPoolExecutor
+    translator: Translator
+    translate: TranslateSuperpower
     _loading: Future[None] | None = field(default=None, repr=False)
+    _loading_fast: Future[None] | None = field(default=None, repr=False)
 
     def start(self) -> None:
-        """Load the models on the engine's own thread; requests queue behind the load."""
+        """Load the models on the engine's own thread; requests queue behind the load.
+        The translation engines load (and their pipelines start) meanwhile on theirs."""
         if self._loading is None:
             self._loading = self.llm_queue.submit(self._load)
+        if self._loading_fast is None:
+            self._loading_fast = self.translation_pool.submit(self._load_fast)
 
     def _load(self) -> None:
         self.identifier.load()
         self.engine.load()
         log.info("model loaded: %s", self.engine.name)
 
+    def _load_fast(self) -> None:
+        for engine in self.machine_translators.values():
+            engine.load()
+        log.info("translation engines loaded: %s", ", ".join(self.machine_translators))
+
     @property
     def ready(self) -> bool:
-        return (
-            self._loading is not None and self._loading.done() and self._loading.exception() is None
+        return all(
+            f is not None and f.done() and f.exception() is None
+            for f in (self._loading, self._loading_fast)
         )
 
     @property
     def load_error(self) -> BaseException | None:
-        if self._loading is None or not self._loading.done():
-            return None
-        return self._loading.exception()
+        for loading in (self._loading, self._loading_fast):
+            if loading is not None and loading.done() and loading.exception() is not None:
+                return loading.exception()
+        return None
 
     def close(self) -> None:
         self.llm_queue.shutdown()
         self.auth.close()
+        self.translation_pool.shutdown(wait=False, cancel_futures=True)
+        for engine in self.machine_translators.values():
+            engine.close()
 
 
 def build_services(settings: Settings, progress: Callable[[str], None] = log.info) -> Services:
@@ -177,6 +202,21 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         identifier,
         SummaryOptions(notes=settings.summary_notes, self_check=settings.summary_self_check),
     )
+    languages = tuple(TRANSLATION_LANGUAGES)
+    machine_translators: dict[str, MachineTranslator] = {
+        "apertium": ApertiumEngine(languages),
+        "bergamot": BergamotEngine(),
+    }
+    llm_translator = LlmTranslator(engine, languages, identifier)
+    router = TranslationRouter(
+        {
+            LLM: llm_translator.directions(),
+            **{kind: e.directions() for kind, e in machine_translators.items()},
+        },
+        overrides=settings.translation_routes,
+    )
+    translator = Translator(identifier, router, machine_translators, llm_translator)
+    pool = ThreadPoolExecutor(settings.translation_threads, thread_name_prefix="translate")
     return Services(
         settings=settings,
         auth=auth,
@@ -189,5 +229,11 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             max_conversations=settings.max_conversations,
             max_messages=settings.max_messages,
             max_message_chars=settings.max_message_chars,
+        ),
+        machine_translators=machine_translators,
+        translation_pool=pool,
+        translator=translator,
+        translate=TranslateSuperpower(
+            translator, queue, pool, settings.translation_timeout_seconds
         ),
     )

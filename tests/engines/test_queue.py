@@ -47,3 +47,18 @@ def test_job_that_waited_past_its_deadline_is_not_run() -> None:
         queue.shutdown()
 
     asyncio.run(scenario())
+
+
+def test_expected_wait_grows_with_the_queue() -> None:
+    async def scenario() -> None:
+        queue = WorkQueue(capacity=3, name="test")
+        assert queue.expected_wait() == 0
+        release = threading.Event()
+        first = asyncio.create_task(queue.run(release.wait, Deadline(10)))
+        await asyncio.sleep(0.05)
+        assert queue.expected_wait() > 0
+        release.set()
+        await first
+        queue.shutdown()
+
+    asyncio.run(scenario())

@@ -4,7 +4,12 @@ import pytest
 
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
-from threadwise.text.languages import LanguageIdentifier, LanguageTag, summary_language
+from threadwise.text.languages import (
+    LanguageIdentifier,
+    LanguageTag,
+    summary_language,
+    translation_language,
+)
 
 
 def test_tags_keep_the_callers_form_and_split_language_and_region() -> None:
@@ -33,3 +38,21 @@ def test_identifier_tells_languages_apart() -> None:
     assert identifier.detect("El cliente pidió un reembolso por el pedido duplicado.") == "es"
     assert identifier.detect("Der Kunde hat eine Rückerstattung beantragt.") == "de"
     assert identifier.detect("The customer asked for a refund.") == "en"
+
+
+def test_short_messages_are_identified() -> None:
+    identifier = LanguageIdentifier()
+    assert identifier.detect("¿Dónde está mi pedido?") == "es"
+    assert identifier.detect("Obrigado, já enviei!") == "pt"
+    assert identifier.detect("👍 :)") is None
+    _, probability = identifier.detect_with_probability("ok")
+    assert probability < LanguageIdentifier.SURE  # a guess, which the caller treats as one
+
+
+def test_translation_languages_name_the_supported_ones() -> None:
+    assert translation_language("pt-BR", "f").english_name == "Brazilian Portuguese"
+    with pytest.raises(ServiceError) as caught:
+        translation_language("it", "request.settings.targetLanguages[0]")
+    assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+    assert "en, es, fr, de, pt" in caught.value.message
+    assert "targetLanguages[0]" in caught.value.message

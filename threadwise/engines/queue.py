@@ -36,6 +36,11 @@ class WorkQueue:
         """Jobs waiting or running: what an autoscaler should scale on."""
         return self._depth
 
+    def expected_wait(self) -> float:
+        """Seconds a job queued now would wait to start: recent mean duration times depth."""
+        with self._lock:
+            return self._depth * sum(self._durations) / len(self._durations)
+
     def _admit(self) -> None:
         with self._lock:
             if self._depth >= self.capacity:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-
-from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
+from typing import Any
 
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -20,6 +19,12 @@ SUMMARY_LANGUAGES: dict[str, str] = {
     "pt": "Portuguese",
     "it": "Italian",
     "nl": "Dutch",
+}
+
+# Languages messages can be translated between: those with evaluation data (NTREX) to choose
+# each direction's engines by measurement.
+TRANSLATION_LANGUAGES: dict[str, str] = {
+    code: SUMMARY_LANGUAGES[code] for code in ("en", "es", "fr", "de", "pt")
 }
 
 _REGIONAL_NAMES: dict[tuple[str, str], str] = {
@@ -53,9 +58,14 @@ class LanguageTag:
 
     @property
     def english_name(self) -> str:
-        if self.region and (self.language, self.region) in _REGIONAL_NAMES:
-            return _REGIONAL_NAMES[(self.language, self.region)]
-        return SUMMARY_LANGUAGES.get(self.language, self.language)
+        return language_name(self.language, self.region)
+
+
+def language_name(code: str, region: str | None = None) -> str:
+    """The English name of a language, regional where that matters (Brazilian Portuguese)."""
+    if region and (code, region) in _REGIONAL_NAMES:
+        return _REGIONAL_NAMES[(code, region)]
+    return SUMMARY_LANGUAGES.get(code, code)
 
 
 def summary_language(tag: str, field: str) -> LanguageTag:
@@ -70,30 +80,55 @@ def summary_language(tag: str, field: str) -> LanguageTag:
     return parsed
 
 
+def translation_language(tag: str, field: str) -> LanguageTag:
+    """Parse ``tag`` and check that messages can be translated into it."""
+    parsed = LanguageTag.parse(tag, field)
+    if parsed.language not in TRANSLATION_LANGUAGES:
+        supported = ", ".join(TRANSLATION_LANGUAGES)
+        raise ServiceError(
+            ErrorCode.UNSUPPORTED_LANGUAGE,
+            f"{field} asks for {tag!r}; messages can be translated into {supported} (a region "
+            "such as 'pt-BR' is accepted). GET /languages lists the directions and engines.",
+        )
+    return parsed
+
+
 class LanguageIdentifier:
-    """Identify the language of a text among ``SUMMARY_LANGUAGES`` (lingua, models preloaded)."""
+    """Identify the language of a text among ``SUMMARY_LANGUAGES``.
+
+    py3langid restricted to those languages: on short chat messages it measured the most
+    accurate of the packaged detectors, and among the fastest (bench/language_id.py:
+    96% on 100 chat messages, 92% on 3-word snippets, ~50 µs; lingua 91% / 89%, ~250 µs).
+    Its probability tells a sure answer from a guess: at 0.8 or more it was never wrong.
+    """
+
+    SURE = 0.8
 
     def __init__(self, languages: tuple[str, ...] = tuple(SUMMARY_LANGUAGES)) -> None:
-        self._languages = [
-            Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in languages
-        ]
-        self._detector: LanguageDetector | None = None
+        self._languages = list(languages)
+        self._identifier: Any = None
         self._lock = threading.Lock()
 
-    def _get(self) -> LanguageDetector:
+    def _get(self) -> Any:
         with self._lock:
-            if self._detector is None:
-                self._detector = (
-                    LanguageDetectorBuilder.from_languages(*self._languages)
-                    .with_preloaded_language_models()
-                    .build()
-                )
-            return self._detector
+            if self._identifier is None:
+                from py3langid.langid import MODEL_FILE
+                from py3langid.langid import LanguageIdentifier as Py3LangId
+
+                identifier = Py3LangId.from_model_file(MODEL_FILE, norm_probs=True)
+                identifier.set_languages(self._languages)
+                self._identifier = identifier
+            return self._identifier
 
     def load(self) -> None:
         self._get()
 
     def detect(self, text: str) -> str | None:
-        """The ISO 639-1 code of the most likely language, or None when nothing is clear."""
-        language = self._get().detect_language_of(text)
-        return language.iso_code_639_1.name.lower() if language else None
+        """The ISO 639-1 code of the most likely language, or None for a text without words."""
+        return self.detect_with_probability(text)[0]
+
+    def detect_with_probability(self, text: str) -> tuple[str | None, float]:
+        if not any(c.isalpha() for c in text):
+            return None, 0.0
+        code, probability = self._get().classify(text)
+        return str(code), float(probability)

@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import pytest
+
+from threadwise.superpowers.routing import RouteError, TranslationRouter, draft_engine, uses_llm
+
+AVAILABLE = {
+    "apertium": {("en", "es"), ("es", "en")},
+    "bergamot": {("en", "pt")},
+    "llm": {("en", "es"), ("es", "en"), ("en", "pt"), ("en", "de")},
+}
+TABLE = {
+    "directions": {
+        "en-es": {
+            "quality": "llm",
+            "fast": "apertium",
+            "candidates": {
+                "apertium": {"chrF": 49.0, "BLEU": 20.0, "secondsPerSentence": 0.003},
+                "llm": {"chrF": 53.4, "BLEU": 24.0, "secondsPerSentence": 1.9},
+            },
+        },
+        "en-pt": {"quality": "ghost", "fast": "bergamot", "candidates": {}},
+    }
+}
+
+
+def test_table_choices_and_figures() -> None:
+    router = TranslationRouter(AVAILABLE, TABLE)
+    route = router.route("en", "es")
+    assert route is not None
+    assert (route.quality, route.fast) == ("llm", "apertium")
+    assert route.figures["llm"].chrf == 53.4
+    assert router.route("fr", "en") is None
+
+
+def test_unavailable_or_unmeasured_choices_fall_back_sensibly() -> None:
+    router = TranslationRouter(AVAILABLE, TABLE)
+    en_pt = router.route("en", "pt")
+    assert en_pt is not None and en_pt.fast == "bergamot" and en_pt.quality == "llm"
+    en_de = router.route("en", "de")
+    assert en_de is not None and (en_de.quality, en_de.fast) == ("llm", "llm")  # no MT for German
+
+
+def test_configuration_overrides_the_table() -> None:
+    router = TranslationRouter(AVAILABLE, TABLE, {"en-es": {"quality": "llm+apertium"}})
+    route = router.route("en", "es")
+    assert route is not None and route.quality == "llm+apertium"
+    with pytest.raises(RouteError, match="bergamot"):
+        TranslationRouter(AVAILABLE, TABLE, {"en-es": {"fast": "bergamot"}})
+    with pytest.raises(RouteError, match="unknown directions"):
+        TranslationRouter(AVAILABLE, TABLE, {"xx-es": {"fast": "apertium"}})
+
+
+def test_engine_names() -> None:
+    assert uses_llm("llm+apertium") and uses_llm("llm") and not uses_llm("apertium")
+    assert draft_engine("llm+bergamot") == "bergamot" and draft_engine("llm") is None

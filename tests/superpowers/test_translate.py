@@ -1,0 +1,142 @@
+"""The translate pipeline with the real engines: grouping, unchanged messages, fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from tests.conftest import DATA, minimal_body
+from threadwise.deadlines import Deadline
+from threadwise.engines.queue import WorkQueue
+from threadwise.errors import ServiceError
+from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.protocol import ErrorCode
+from threadwise.services import Services
+from threadwise.superpowers.translate import TranslateSuperpower, Translator
+from threadwise.text.languages import LanguageTag
+from threadwise.text.markdown_structure import structure_problems
+from threadwise.text.tagged import Parts
+
+
+def body(contents: Sequence[str], **settings: Any) -> Any:
+    data = minimal_body(settings=settings)
+    data["request"]["scope"]["conversations"][0]["messages"] = [
+        {"participantId": "c", "content": c} for c in contents
+    ]
+    return parse_message_body(data, PayloadLimits())
+
+
+def test_plan_reads_targets_and_refuses_what_it_cannot_do(services: Services) -> None:
+    translator = services.translator
+    job = translator.plan(body(["Hi"], targetLanguages=["es-ES", "pt-BR"], translationMode="fast"))
+    assert [t.tag for t in job.targets] == ["es-ES", "pt-BR"] and job.tier == "fast"
+    no_target = body(["Hi"])
+    no_target = no_target.model_copy(
+        update={
+            "session": no_target.session.model_copy(
+                update={"channel": no_target.session.channel.model_copy(update={"language": None})}
+            )
+        }
+    )
+    with pytest.raises(ServiceError) as caught:
+        translator.plan(no_target)
+    assert caught.value.code is ErrorCode.MISSING_TARGET_LANGUAGE
+    with pytest.raises(ServiceError) as caught:
+        translator.plan(body(["Hi"], targetLanguages=["xx"]))
+    assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+
+
+def test_short_messages_take_their_conversations_language(services: Services) -> None:
+    translator = services.translator
+    job = translator.plan(
+        body(
+            [
+                "Hola, mi pedido todavía no ha llegado y necesito ayuda con la devolución.",
+                "vale",
+                "👍",
+                "Thanks, I will check the tracking page tomorrow morning.",
+            ],
+            targetLanguages=["en"],
+        )
+    )
+    _, languages = translator.prepare(job)
+    assert languages == ["es", "es", None, "en"]
+
+
+class DroppingEngine:
+    """Loses every tag (as a careless engine would): the segments must be split instead."""
+
+    kind = "dropping"
+
+    def directions(self) -> frozenset[tuple[str, str]]:
+        return frozenset({("en", "es")})
+
+    def name_for(self, source: str, target: str, region: str | None = None) -> str:
+        return "dropping"
+
+    def load(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def translate(
+        self, segments: Sequence[Parts], source: str, target: str, region: str | None = None
+    ) -> list[Parts | None]:
+        return [("TRADUCIDO " + "".join(p for p in s if isinstance(p, str)),) for s in segments]
+
+
+def test_an_engine_that_loses_tags_gets_split_segments(services: Services) -> None:
+    translator = Translator(
+        services.identifier,
+        services.translator.router,
+        {**services.machine_translators, "dropping": DroppingEngine()},
+        services.translator.llm,
+    )
+    message = "See [our policy](https://example.com/returns?id=7) or run `status --all` 👍"
+    segmented = translator.segmenter.segment(message)
+    [done] = translator.translate_group("dropping", [segmented], "en", LanguageTag.parse("es", "f"))
+    assert structure_problems(message, done.text) == []
+    assert "TRADUCIDO" in done.text and "](https://example.com/returns?id=7)" in done.text
+
+
+def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: Services) -> None:
+    busy = WorkQueue(capacity=1, name="busy-llm")
+    release = threading.Event()
+    pool = ThreadPoolExecutor(2)
+    superpower = TranslateSuperpower(services.translator, busy, pool, timeout_seconds=30)
+
+    async def scenario() -> list[Any]:
+        blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))
+        await asyncio.sleep(0.05)
+        try:
+            return await superpower(body(["Please send me the invoice."], targetLanguages=["es"]))
+        finally:
+            release.set()
+            await blocker
+
+    [[item]] = asyncio.run(scenario())
+    assert item.engine.startswith("apertium:eng-spa (fast fallback:"), item.engine
+    assert item.sourceLanguage == "en" and item.targetLanguage == "es"
+    busy.shutdown()
+    pool.shutdown()
+
+
+@pytest.mark.parametrize("target", ["es", "fr", "pt"])
+def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> None:
+    corpus: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
+    translator = services.translator
+    route = translator.router.route("en", target)
+    assert route is not None
+    segmented = [translator.segmenter.segment(m) for m in corpus]
+    tag = LanguageTag.parse(target, "f")
+    done = translator.translate_group(route.fast, segmented, "en", tag)
+    for message, item in zip(corpus, done, strict=True):
+        assert structure_problems(message, item.text) == [], (message, item.text)
+        assert item.text != message and item.engine != "none"

@@ -1,0 +1,298 @@
+"""Apertium (rule-based MT, Debian packages) through warm, long-lived pipelines.
+
+Like Debian's ``apertium-apy``, each direction's mode file is run as its chain of programs
+in null-flush mode (``-z``): a message ends with ``\\0``, and a marker message after it
+pushes the last one through the programs that hold a token back. Unlike APy, formatting is
+handled here rather than by a ``apertium-deshtml`` process per request: tags become Apertium
+superblanks (``[<g1>]``), which every program passes through in place.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import re
+import select
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from threadwise.engines.translation import TranslationEngineError
+from threadwise.text.tagged import Parts, Tag, parse_tags, split_tags, tags_of, to_tagged
+
+log = logging.getLogger(__name__)
+
+MODES_DIR = Path("/usr/share/apertium/modes")
+PIVOT = "es"
+
+_ISO_639_1 = {
+    "eng": "en",
+    "spa": "es",
+    "fra": "fr",
+    "fre": "fr",
+    "por": "pt",
+    "deu": "de",
+    "ger": "de",
+    "cat": "ca",
+    "ita": "it",
+    "glg": "gl",
+}
+_MODE_NAME = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?:_([A-Za-z]+))?$")
+# Characters with a meaning in Apertium's stream format.
+_STREAM_SPECIAL = re.compile(r"([\\\[\]^$/@{}<>*#+~|])")
+# An unknown word (*), an untranslated one (@) and a generation gap (#) are marked by the
+# engine; the marks are dropped, the words kept.
+_ENGINE_MARKS = frozenset("*@#~")
+
+
+class ApertiumPipeline:
+    """One direction's programs, started once and kept running."""
+
+    def __init__(self, mode_file: Path, timeout: float = 10.0) -> None:
+        self.mode_file = mode_file
+        self.name = mode_file.stem
+        self.timeout = timeout
+        self._commands = parse_mode_file(mode_file)
+        self._processes: list[subprocess.Popen[bytes]] = []
+        self._lock = threading.Lock()
+        self._markers = itertools.count()
+
+    def start(self) -> None:
+        with self._lock:
+            if not self._alive():
+                self._start()
+
+    def _start(self) -> None:
+        self._stop()
+        previous: subprocess.Popen[bytes] | None = None
+        for command in self._commands:
+            process = subprocess.Popen(
+                command,
+                stdin=previous.stdout if previous else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            if previous is not None and previous.stdout is not None:
+                previous.stdout.close()  # the next program holds it now
+            self._processes.append(process)
+            previous = process
+        log.info("apertium pipeline %s started (%d programs)", self.name, len(self._commands))
+
+    def _alive(self) -> bool:
+        return bool(self._processes) and all(p.poll() is None for p in self._processes)
+
+    def translate(self, texts: Sequence[str]) -> list[str]:
+        """Translate stream-format texts, in one pass through the pipeline."""
+        with self._lock:
+            for attempt in (1, 2):
+                if not self._alive():
+                    if self._processes:
+                        log.warning("apertium pipeline %s died; restarting it", self.name)
+                    self._start()
+                try:
+                    return self._exchange(texts)
+                except (OSError, TimeoutError) as exc:
+                    log.warning("apertium pipeline %s failed (%s); restarting it", self.name, exc)
+                    self._stop()
+                    if attempt == 2:
+                        raise TranslationEngineError(
+                            f"Apertium pipeline {self.name} failed twice: {exc}"
+                        ) from exc
+        raise AssertionError("unreachable")
+
+    def _exchange(self, texts: Sequence[str]) -> list[str]:
+        marker = f"[/threadwise:{next(self._markers)}]".encode()
+        payload = b"".join(t.encode("utf-8") + b"\0" for t in texts) + marker + b"\0"
+        stdin = self._processes[0].stdin
+        stdout = self._processes[-1].stdout
+        assert stdin is not None and stdout is not None
+        # Write from another thread when the payload could fill the pipes before it is read.
+        writer: threading.Thread | None = None
+        if len(payload) > 16_384:
+            writer = threading.Thread(target=_write, args=(stdin, payload), daemon=True)
+            writer.start()
+        else:
+            _write(stdin, payload)
+        ending = marker + b"\0"
+        received = bytearray()
+        deadline = time.monotonic() + self.timeout
+        fd = stdout.fileno()
+        while not received.endswith(ending):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no answer within {self.timeout:g} s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 65_536)
+                if not chunk:
+                    raise OSError("the pipeline closed its output")
+                received += chunk
+        if writer is not None:
+            writer.join()
+        outputs = bytes(received[: -len(ending)]).split(b"\0")
+        outputs = outputs[: len(texts)]
+        if len(outputs) != len(texts):
+            raise OSError(f"{len(outputs)} answers for {len(texts)} texts")
+        return [o.decode("utf-8", errors="replace") for o in outputs]
+
+    def _stop(self) -> None:
+        for process in self._processes:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+        self._processes = []
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+def _write(stream: object, payload: bytes) -> None:
+    assert hasattr(stream, "write") and hasattr(stream, "flush")
+    stream.write(payload)
+    stream.flush()
+
+
+def parse_mode_file(mode_file: Path) -> list[list[str]]:
+    """The programs of a mode file, each told to flush at ``\\0`` (as APy runs them)."""
+    commands = []
+    for program in mode_file.read_text(encoding="utf-8").strip().split("|"):
+        # $1 is the generator's mode: -n leaves unknown words unmarked. $2 is for debugging.
+        args = shlex.split(program.replace("$1", "-n").replace("$2", ""))
+        commands.append([args[0], "-z", *args[1:]])
+    return commands
+
+
+def to_stream(parts: Parts) -> str:
+    """A segment in Apertium's stream format: escaped text, tags as superblanks."""
+    out = []
+    for part in parts:
+        if isinstance(part, Tag):
+            out.append(f"[{part.markup()}]")
+        else:
+            out.append(_STREAM_SPECIAL.sub(r"\\\1", part))
+    out.append(" ")  # a final blank, or the last sentence loses its full stop
+    return "".join(out)
+
+
+def from_stream(stream: str) -> str:
+    """Apertium's output as tagged text: superblanks unwrapped, escapes and marks removed."""
+    out: list[str] = []
+    i = 0
+    in_blank = False
+    while i < len(stream):
+        char = stream[i]
+        if char == "\\" and i + 1 < len(stream):
+            out.append(stream[i + 1])
+            i += 2
+            continue
+        if char == "[" and not in_blank:
+            in_blank = True
+        elif char == "]" and in_blank:
+            in_blank = False
+        elif in_blank or char not in _ENGINE_MARKS:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+class ApertiumEngine:
+    """Every direction among ``languages`` the installed pairs reach, directly or via Spanish."""
+
+    kind = "apertium"
+
+    def __init__(
+        self,
+        languages: Sequence[str],
+        modes_dir: Path = MODES_DIR,
+        timeout: float = 10.0,
+    ) -> None:
+        self._modes = _find_modes(modes_dir, set(languages))
+        self._pipelines: dict[str, ApertiumPipeline] = {}
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        plain = {(s, t) for (s, t, region) in self._modes if region is None}
+        routes: dict[tuple[str, str], tuple[str, ...]] = {}
+        for source in languages:
+            for target in languages:
+                if source == target:
+                    continue
+                if (source, target) in plain:
+                    routes[(source, target)] = (source, target)
+                elif (source, PIVOT) in plain and (PIVOT, target) in plain:
+                    routes[(source, target)] = (source, PIVOT, target)
+        self._routes = routes
+
+    def directions(self) -> frozenset[tuple[str, str]]:
+        return frozenset(self._routes)
+
+    def _mode_chain(self, source: str, target: str, region: str | None) -> list[Path]:
+        route = self._routes.get((source, target))
+        if route is None:
+            raise TranslationEngineError(f"Apertium has no pair for {source}→{target}")
+        chain = []
+        for s, t in itertools.pairwise(route):
+            regional = self._modes.get((s, t, region)) if t == target and region else None
+            chain.append(regional or self._modes[(s, t, None)])
+        return chain
+
+    def name_for(self, source: str, target: str, region: str | None = None) -> str:
+        return "apertium:" + "+".join(m.stem for m in self._mode_chain(source, target, region))
+
+    def _pipeline(self, mode_file: Path) -> ApertiumPipeline:
+        with self._lock:
+            pipeline = self._pipelines.get(mode_file.stem)
+            if pipeline is None:
+                pipeline = ApertiumPipeline(mode_file, self._timeout)
+                self._pipelines[mode_file.stem] = pipeline
+        return pipeline
+
+    def load(self) -> None:
+        """Start every pipeline and send a word through it: its dictionaries are then in memory."""
+        for mode_file in self._modes.values():
+            self._pipeline(mode_file).translate([to_stream(("Hello.",))])
+
+    def translate(
+        self,
+        segments: Sequence[Parts],
+        source: str,
+        target: str,
+        region: str | None = None,
+    ) -> list[Parts | None]:
+        texts = [to_tagged(s) for s in segments]
+        for mode_file in self._mode_chain(source, target, region):
+            streams = [to_stream(split_tags(t)) for t in texts]
+            texts = [from_stream(o) for o in self._pipeline(mode_file).translate(streams)]
+        results: list[Parts | None] = []
+        for segment, text in zip(segments, texts, strict=True):
+            results.append(parse_tags(text.strip(), tags_of(segment)))
+        return results
+
+    def close(self) -> None:
+        with self._lock:
+            for pipeline in self._pipelines.values():
+                pipeline.close()
+            self._pipelines.clear()
+
+
+def _find_modes(modes_dir: Path, languages: set[str]) -> dict[tuple[str, str, str | None], Path]:
+    modes: dict[tuple[str, str, str | None], Path] = {}
+    if not modes_dir.is_dir():
+        return modes
+    for mode_file in sorted(modes_dir.glob("*.mode")):
+        match = _MODE_NAME.match(mode_file.stem)
+        if not match:
+            continue
+        source = _ISO_639_1.get(match.group(1), match.group(1))
+        target = _ISO_639_1.get(match.group(2), match.group(2))
+        region = match.group(3).upper() if match.group(3) else None
+        if source in languages and target in languages:
+            modes[(source, target, region)] = mode_file
+    return modes

@@ -1,0 +1,148 @@
+"""Which engine translates each direction, in each tier, from the measured table.
+
+``translation_routes.json`` is written by ``bench/translate.py`` (chrF and BLEU on NTREX,
+seconds per sentence on this machine) and committed with its figures. The *quality* engine
+is the best measured; the *fast* one the best among those that answer in milliseconds.
+Settings can override either, per direction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any, Literal
+
+Tier = Literal["quality", "fast"]
+TIERS: tuple[Tier, ...] = ("quality", "fast")
+
+# Engines as the table names them: a machine translation engine, the language model, or the
+# model post-editing an engine's draft ("llm+apertium").
+FAST_ENGINES = ("bergamot", "apertium")
+LLM = "llm"
+TABLE_FILE = "translation_routes.json"
+
+
+def uses_llm(engine: str) -> bool:
+    return engine == LLM or engine.startswith(f"{LLM}+")
+
+
+def draft_engine(engine: str) -> str | None:
+    """The engine whose draft the model post-edits (``llm+apertium`` → ``apertium``)."""
+    return engine.partition("+")[2] or None if engine.startswith(f"{LLM}+") else None
+
+
+def direction_key(source: str, target: str) -> str:
+    return f"{source}-{target}"
+
+
+@dataclass(frozen=True)
+class Figures:
+    """An engine's measured quality and speed on one direction."""
+
+    chrf: float | None = None
+    bleu: float | None = None
+    seconds: float | None = None  # median per sentence
+
+    def to_json(self) -> dict[str, float | None]:
+        return {"chrF": self.chrf, "BLEU": self.bleu, "secondsPerSentence": self.seconds}
+
+
+@dataclass(frozen=True)
+class Route:
+    source: str
+    target: str
+    quality: str
+    fast: str
+    figures: Mapping[str, Figures]
+
+    def engine(self, tier: Tier) -> str:
+        return self.quality if tier == "quality" else self.fast
+
+
+class RouteError(ValueError):
+    """The table or an override names an engine that cannot serve a direction."""
+
+
+class TranslationRouter:
+    def __init__(
+        self,
+        available: Mapping[str, Collection[tuple[str, str]]],
+        table: Mapping[str, Any] | None = None,
+        overrides: Mapping[str, Mapping[Tier, str]] | None = None,
+    ) -> None:
+        """``available``: the directions each engine serves here (``llm+X`` derived)."""
+        self._available = dict(available)
+        for engine in FAST_ENGINES:
+            if engine in available and LLM in available:
+                self._available[f"{LLM}+{engine}"] = available[engine]
+        table = load_table() if table is None else table
+        directions = table.get("directions", {})
+        self.measured_on: dict[str, Any] = table.get("measured", {})
+        self._routes: dict[tuple[str, str], Route] = {}
+        for source, target in sorted(set().union(*self._available.values())):
+            entry = directions.get(direction_key(source, target), {})
+            override = (overrides or {}).get(direction_key(source, target), {})
+            self._routes[(source, target)] = self._route(source, target, entry, override)
+        unknown = set(overrides or {}) - {direction_key(*d) for d in self._routes}
+        if unknown:
+            raise RouteError(
+                f"translation_routes overrides name unknown directions {sorted(unknown)}; use "
+                f"'source-target' keys such as 'en-es' from: {', '.join(self.keys())}."
+            )
+
+    def _serves(self, engine: str, source: str, target: str) -> bool:
+        return (source, target) in self._available.get(engine, ())
+
+    def _route(
+        self, source: str, target: str, entry: Mapping[str, Any], override: Mapping[Tier, str]
+    ) -> Route:
+        figures = {
+            name: Figures(f.get("chrF"), f.get("BLEU"), f.get("secondsPerSentence"))
+            for name, f in entry.get("candidates", {}).items()
+        }
+        chosen: dict[Tier, str] = {}
+        for tier in TIERS:
+            wanted = override.get(tier)
+            if wanted is not None:
+                if not self._serves(wanted, source, target):
+                    raise RouteError(
+                        f"translation_routes sets {tier} for {source}-{target} to {wanted!r}, "
+                        f"which cannot translate it here; choose one of "
+                        f"{sorted(e for e in self._available if self._serves(e, source, target))}."
+                    )
+                chosen[tier] = wanted
+            elif self._serves(entry.get(tier, ""), source, target):
+                chosen[tier] = entry[tier]
+            else:
+                chosen[tier] = self._best(source, target, figures, fast=tier == "fast")
+        return Route(source, target, chosen["quality"], chosen["fast"], figures)
+
+    def _best(self, source: str, target: str, figures: Mapping[str, Figures], fast: bool) -> str:
+        """The best measured engine that serves the direction; unmeasured: a sensible order."""
+        names = [e for e in self._available if self._serves(e, source, target)]
+        if fast and any(e in FAST_ENGINES for e in names):
+            names = [e for e in names if e in FAST_ENGINES]
+        measured = [e for e in names if figures.get(e, Figures()).chrf is not None]
+        if measured:
+            return max(measured, key=lambda e: figures[e].chrf or 0.0)
+        order = [*FAST_ENGINES, LLM] if fast else [LLM, *FAST_ENGINES]
+        return next(e for e in order if e in names)
+
+    def keys(self) -> list[str]:
+        return [direction_key(*d) for d in self._routes]
+
+    def route(self, source: str, target: str) -> Route | None:
+        return self._routes.get((source, target))
+
+    def routes(self) -> list[Route]:
+        return list(self._routes.values())
+
+
+def load_table() -> dict[str, Any]:
+    path = files("threadwise.superpowers").joinpath(TABLE_FILE)
+    if not path.is_file():
+        return {}
+    table: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return table

@@ -1,0 +1,356 @@
+"""Translate: every message into each target language, Markdown and protected text kept.
+
+Per message: detect its language (on its words alone; a short message falls back to its
+conversation's language), segment its Markdown, and group messages by source language. Per
+group, the router picks the tier's engine; all the group's segments go to it at once (one
+prompt for the model). A segment whose tags did not survive, or whose Markdown came out
+different, is translated again split at its markup; a message whose structure still differs
+is returned as written rather than broken. A quality engine that cannot answer within the
+deadline (the model is busy) gives way to the direction's fast engine, and the result says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import TypeVar
+
+from threadwise.deadlines import Deadline
+from threadwise.engines.queue import WorkQueue
+from threadwise.engines.translation import MachineTranslator, TranslationEngineError
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.superpowers.routing import LLM, Tier, TranslationRouter, draft_engine, uses_llm
+from threadwise.text.languages import LanguageIdentifier, LanguageTag, translation_language
+from threadwise.text.markdown_segments import (
+    MarkdownSegmenter,
+    Segment,
+    SegmentedMessage,
+    escape_markdown,
+)
+from threadwise.text.markdown_structure import inline_problems, structure_problems
+from threadwise.text.tagged import Parts, Tag, text_of
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Time kept back from the model for the fast engine, should the model not make it.
+FALLBACK_RESERVE_SECONDS = 1.0
+UNCHANGED = "none"
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    conversation_id: str | None
+    participant_id: str | None
+    timestamp: str | None
+    content: str
+    conversation: int  # index of its conversation in the request
+
+
+@dataclass(frozen=True)
+class TranslationJob:
+    messages: tuple[SourceMessage, ...]
+    targets: tuple[LanguageTag, ...]
+    tier: Tier
+
+
+@dataclass(frozen=True)
+class Translated:
+    text: str
+    engine: str
+
+
+class Translator:
+    """The synchronous pipeline: language identification, segmentation, engines, checks."""
+
+    def __init__(
+        self,
+        identifier: LanguageIdentifier,
+        router: TranslationRouter,
+        engines: Mapping[str, MachineTranslator],
+        llm: LlmTranslator,
+    ) -> None:
+        self.identifier = identifier
+        self.router = router
+        self.engines = engines
+        self.llm = llm
+        self.segmenter = MarkdownSegmenter()
+
+    def plan(self, body: MessageBody) -> TranslationJob:
+        """Validate what the request asks for; cheap, so it runs before any engine."""
+        settings = body.request.settings
+        if settings.targetLanguages:
+            targets = tuple(
+                translation_language(tag, f"request.settings.targetLanguages[{i}]")
+                for i, tag in enumerate(settings.targetLanguages)
+            )
+        elif settings.overrideOutputLanguage:
+            field = "request.settings.overrideOutputLanguage"
+            targets = (translation_language(settings.overrideOutputLanguage, field),)
+        elif body.session.channel.language:
+            field = "session.channel.language"
+            targets = (translation_language(body.session.channel.language, field),)
+        else:
+            raise ServiceError(
+                ErrorCode.MISSING_TARGET_LANGUAGE,
+                "No target language: set session.channel.language (e.g. 'es-ES'), "
+                "request.settings.overrideOutputLanguage, or request.settings.targetLanguages.",
+            )
+        messages = tuple(
+            SourceMessage(
+                conversation.conversationId,
+                message.participantId,
+                message.timestamp_text,
+                message.content,
+                ci,
+            )
+            for ci, conversation in enumerate(body.request.scope.conversations)
+            for message in conversation.messages
+        )
+        return TranslationJob(messages, targets, settings.translationMode or "quality")
+
+    def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
+        """Each message segmented, and its source language (None: nothing to translate)."""
+        segmented = [self.segmenter.segment(m.content) for m in job.messages]
+        words = [" ".join(text_of(s.parts) for s in sm.segments) for sm in segmented]
+        conversation_words: dict[int, list[str]] = {}
+        for message, text in zip(job.messages, words, strict=True):
+            conversation_words.setdefault(message.conversation, []).append(text)
+        conversation_language = {
+            ci: self.identifier.detect_with_probability(" ".join(texts)[:2000])
+            for ci, texts in conversation_words.items()
+        }
+        languages: list[str | None] = []
+        for message, text in zip(job.messages, words, strict=True):
+            own, probability = self.identifier.detect_with_probability(text)
+            common, common_probability = conversation_language[message.conversation]
+            # A short message ("ok", "Merci !") is often a guess: its conversation knows better.
+            unsure = own is not None and probability < self.identifier.SURE
+            if unsure and common is not None and common_probability >= self.identifier.SURE:
+                own = common
+            languages.append(own)
+        return segmented, languages
+
+    def translate_group(
+        self,
+        engine: str,
+        messages: Sequence[SegmentedMessage],
+        source: str,
+        target: LanguageTag,
+        deadline: Deadline | None = None,
+    ) -> list[Translated]:
+        """Translate messages of one source language with ``engine`` (a routing-table name)."""
+        translate = self._segment_translator(engine, source, target, deadline)
+        name = self.engine_name(engine, source, target)
+        segments = [s for m in messages for s in m.segments]
+        first = translate([s.parts for s in segments])
+        rendered = iter(
+            self._checked(segment, parts, translate)
+            for segment, parts in zip(segments, first, strict=True)
+        )
+        results = []
+        for message in messages:
+            text = message.render([next(rendered) for _ in message.segments])
+            problems = structure_problems(message.text, text)
+            if problems:
+                # The segments were fine alone but not together: split every one of them.
+                log.info("translation changed the structure (%s); splitting", problems[0])
+                text = message.render([self._split(s, translate) for s in message.segments])
+                if structure_problems(message.text, text):
+                    log.warning("structure not kept even split; message returned as written")
+                    results.append(Translated(message.text, UNCHANGED))
+                    continue
+            results.append(Translated(text, name))
+        return results
+
+    def engine_name(self, engine: str, source: str, target: LanguageTag) -> str:
+        if engine == LLM:
+            return self.llm.name_for(source, target.language)
+        draft = draft_engine(engine)
+        if draft is not None:
+            drafted = self.engines[draft].name_for(source, target.language, target.region)
+            return f"{self.llm.name_for(source, target.language)} post-editing {drafted}"
+        return self.engines[engine].name_for(source, target.language, target.region)
+
+    def _segment_translator(
+        self, engine: str, source: str, target: LanguageTag, deadline: Deadline | None
+    ) -> Callable[[Sequence[Parts]], list[Parts | None]]:
+        language, region = target.language, target.region
+        if engine == LLM:
+            return lambda parts: self.llm.translate(parts, source, language, region, deadline)
+        draft = draft_engine(engine)
+        if draft is not None:
+            drafter = self.engines[draft]
+
+            def post_edited(parts: Sequence[Parts]) -> list[Parts | None]:
+                drafts = drafter.translate(parts, source, language, region)
+                return self.llm.post_edit(parts, drafts, source, language, region, deadline)
+
+            return post_edited
+        machine = self.engines[engine]
+        return lambda parts: machine.translate(parts, source, language, region)
+
+    def _checked(
+        self,
+        segment: Segment,
+        parts: Parts | None,
+        translate: Callable[[Sequence[Parts]], list[Parts | None]],
+    ) -> str:
+        if parts is not None:
+            text = segment.render(parts)
+            if not inline_problems(segment.source(), text):
+                return text
+        return self._split(segment, translate)
+
+    def _split(
+        self, segment: Segment, translate: Callable[[Sequence[Parts]], list[Parts | None]]
+    ) -> str:
+        """The safer segmentation: each run of text between tags translated on its own."""
+        runs = segment.runs()
+        translated = translate([(text.strip(),) for _, text in runs]) if runs else []
+        pieces = [segment.markup[p] if isinstance(p, Tag) else p for p in segment.parts]
+        for (index, original), result in zip(runs, translated, strict=True):
+            words = text_of(result).strip() if result else ""
+            if words:
+                # Words out of context may read as Markdown ("1. …", "*"): escaped.
+                lead = original[: len(original) - len(original.lstrip())]
+                trail = original[len(original.rstrip()) :]
+                pieces[index] = f"{lead}{escape_markdown(words)}{trail}"
+        text = "".join(pieces)
+        if inline_problems(segment.source(), text):
+            return segment.source()
+        return text
+
+
+class TranslateSuperpower:
+    """The operation as transports call it: plan, route each group, fall back, answer."""
+
+    def __init__(
+        self,
+        translator: Translator,
+        llm_queue: WorkQueue,
+        executor: Executor,
+        timeout_seconds: float,
+    ) -> None:
+        self.translator = translator
+        self.llm_queue = llm_queue
+        self.executor = executor
+        self.timeout_seconds = timeout_seconds
+
+    async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
+        job = self.translator.plan(body)  # bad input fails here, before any engine runs
+        deadline = Deadline(self.timeout_seconds)
+        segmented, languages = await self._off_loop(lambda: self.translator.prepare(job))
+        results = []
+        for target in job.targets:
+            outcome: list[Translated | None] = [None] * len(job.messages)
+            groups: dict[str, list[int]] = {}
+            for index, source in enumerate(languages):
+                if source is None or source == target.language:
+                    outcome[index] = Translated(job.messages[index].content, UNCHANGED)
+                else:
+                    groups.setdefault(source, []).append(index)
+            for source, indices in groups.items():
+                translated = await self._group(
+                    job.tier, [segmented[i] for i in indices], source, target, deadline
+                )
+                for index, item in zip(indices, translated, strict=True):
+                    outcome[index] = item
+            results.append(
+                [
+                    _item(message, source, target, done)
+                    for message, source, done in zip(job.messages, languages, outcome, strict=True)
+                    if done is not None
+                ]
+            )
+        return results
+
+    async def _group(
+        self,
+        tier: Tier,
+        messages: list[SegmentedMessage],
+        source: str,
+        target: LanguageTag,
+        deadline: Deadline,
+    ) -> list[Translated]:
+        route = self.translator.router.route(source, target.language)
+        if route is None:
+            # Written in a language no engine translates from (Italian, say): returned as
+            # written, its sourceLanguage saying why, rather than failing the other messages.
+            return [Translated(m.text, UNCHANGED) for m in messages]
+        engine = route.engine(tier)
+        fallback = route.fast if not uses_llm(route.fast) else None
+        if not uses_llm(engine):
+            return await self._fast(engine, messages, source, target)
+        reason = None
+        expected_wait = self.llm_queue.expected_wait()
+        if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
+            reason = f"the model's queue needs ~{expected_wait:.0f} s"
+        else:
+            # With a fast engine to fall back on, keep time back for it.
+            reserve = FALLBACK_RESERVE_SECONDS if fallback is not None else 0.0
+            model_deadline = Deadline(max(0.1, deadline.remaining() - reserve))
+            try:
+                return await self.llm_queue.run(
+                    lambda: self.translator.translate_group(
+                        engine, messages, source, target, model_deadline
+                    ),
+                    model_deadline,
+                )
+            except ServiceError as exc:
+                if fallback is None or exc.code not in (
+                    ErrorCode.OVERLOADED,
+                    ErrorCode.REQUEST_TIMEOUT,
+                ):
+                    raise
+                reason = "the model is busy" if exc.code is ErrorCode.OVERLOADED else "timeout"
+            except TranslationEngineError:
+                if fallback is None:
+                    raise
+                reason = "the model failed"
+        assert fallback is not None
+        # No deadline check here: the model may overrun its share (prompt processing cannot
+        # be interrupted), and the fast engine answers in milliseconds; late beats failed.
+        fast = await self._fast(fallback, messages, source, target)
+        note = f" (fast fallback: {reason})"
+        return [
+            Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
+        ]
+
+    async def _fast(
+        self, engine: str, messages: list[SegmentedMessage], source: str, target: LanguageTag
+    ) -> list[Translated]:
+        try:
+            return await self._off_loop(
+                lambda: self.translator.translate_group(engine, messages, source, target)
+            )
+        except TranslationEngineError as exc:
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                f"The {engine} engine failed ({exc}). Retry the request; a dead Apertium "
+                "pipeline is restarted on the next use.",
+            ) from exc
+
+    async def _off_loop(self, work: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work)
+
+
+def _item(
+    message: SourceMessage, source: str | None, target: LanguageTag, done: Translated
+) -> ResponseItem:
+    return ResponseItem(
+        content=done.text,
+        type="translation",
+        conversationId=message.conversation_id,
+        participantId=message.participant_id,
+        timestamp=message.timestamp,
+        sourceLanguage=source,
+        targetLanguage=target.tag,
+        engine=done.engine,
+    )

@@ -1,0 +1,27 @@
+"""The prompts of LLM translation: numbered lines in, numbered lines out.
+
+The system prompt is the summarizer's (see ``llm_translation``): the engine keeps the KV
+cache of the last prompt's prefix, so a translation then costs a following summary nothing
+to re-read; the instructions that matter here are in the user turn.
+"""
+
+from __future__ import annotations
+
+TAG_RULE = (
+    "Keep every tag such as <g1>, </g1> or <x2/> exactly as written, around the same words; "
+    "translate the words between the tags."
+)
+
+TRANSLATE = """Translate each numbered line from {source} into {target}.
+Answer with the same numbers, one line each, and nothing else. {tag_rule} Keep names, numbers and codes as they are.
+
+{lines}"""
+
+POST_EDIT = """Here are numbered lines in {source} and a machine translation of each into {target}. The machine translation is often too literal or wrong.
+Write a correct, natural {target} translation of each line, with the same numbers, one line each, and nothing else. {tag_rule} Keep names, numbers and codes as they are.
+
+{source}:
+{lines}
+
+Machine translation:
+{drafts}"""

@@ -1,0 +1,362 @@
+"""Split a Markdown message into the text an engine translates and the syntax kept as written.
+
+Each block's inline content (a paragraph, heading, list item or table cell) becomes one
+segment, so sentences stay whole. Inline markup inside it (emphasis, links) travels as
+tag pairs, and what must come back byte-identical (code spans, URLs, e-mail addresses,
+@mentions, emoji, placeholders, inline HTML, images, escapes, line breaks) as atoms that
+stand for the exact source text. Everything outside the segments (list markers, quote
+markers, table pipes, code blocks, HTML blocks) is copied, never seen by an engine.
+
+Segments are located in the source by markdown-it's line maps and its inline tokens, so the
+message is rebuilt from source slices; a block that cannot be located exactly is kept as
+written rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.helpers import parseLinkDestination, parseLinkTitle
+from markdown_it.token import Token
+
+from threadwise.text.protected import protected_counts, protected_spans
+from threadwise.text.tagged import Part, Parts, Tag, has_words
+
+log = logging.getLogger(__name__)
+
+_BREAK = re.compile(r"[ \t]*\\?\n[ \t]*")
+# Characters that could start Markdown syntax if a translation brought them in.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_LINE_START_SPECIAL = re.compile(r"^([ \t]*)([#>+-]|\d+(?=[.)]))", re.MULTILINE)
+
+
+def markdown_parser() -> MarkdownIt:
+    """CommonMark with tables and strikethrough; text tokens left as the source wrote them."""
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.disable("text_join")  # keep escapes and entities as their own tokens
+    return md
+
+
+class _Unaligned(Exception):
+    """The inline tokens do not match the source text (a construct this module does not map)."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One block's inline content: the parts an engine sees, and the source each tag stands for."""
+
+    parts: Parts
+    markup: Mapping[Tag, str]
+
+    @property
+    def tags(self) -> list[Tag]:
+        return [p for p in self.parts if isinstance(p, Tag)]
+
+    def render(self, parts: Sequence[Part], *, escape: bool = False) -> str:
+        """Markdown for translated ``parts`` (which carry this segment's tags)."""
+        text = self._join(parts, escape, spaced=False)
+        if protected_counts(text) != protected_counts(self._join(self.parts, False, False)):
+            # An engine put a word against an atom, and glued they read differently
+            # ("…?id=7a", "a@bo"): spaces go around the atoms.
+            text = self._join(parts, escape, spaced=True)
+        return text
+
+    def _join(self, parts: Sequence[Part], escape: bool, spaced: bool) -> str:
+        out: list[str] = []
+        atom_before = False
+        for part in parts:
+            is_atom = isinstance(part, Tag) and part.kind == "atom"
+            text = self.markup[part] if isinstance(part, Tag) else part
+            if not isinstance(part, Tag) and escape:
+                text = escape_markdown(text)
+            if spaced and (is_atom or atom_before) and out and _touching(out[-1], text):
+                out.append(" ")
+            out.append(text)
+            atom_before = is_atom
+        return "".join(out)
+
+    def source(self) -> str:
+        return self.render(self.parts)
+
+    def runs(self) -> list[tuple[int, str]]:
+        """(index in ``parts``, text) of each text run worth translating on its own."""
+        return [(i, p) for i, p in enumerate(self.parts) if isinstance(p, str) and has_words((p,))]
+
+
+@dataclass(frozen=True)
+class SegmentedMessage:
+    """A message as verbatim pieces and segment slots (``int``: an index into ``segments``)."""
+
+    text: str
+    pieces: tuple[str | int, ...]
+    segments: tuple[Segment, ...]
+
+    def render(self, rendered_segments: Sequence[str]) -> str:
+        return "".join(p if isinstance(p, str) else rendered_segments[p] for p in self.pieces)
+
+
+def _touching(left: str, right: str) -> bool:
+    return bool(left and right) and not left[-1].isspace() and not right[0].isspace()
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape what could turn translated words into Markdown syntax."""
+    text = _INLINE_SPECIAL.sub(r"\\\1", text)
+    return _LINE_START_SPECIAL.sub(lambda m: f"{m.group(1)}{_escape_start(m.group(2))}", text)
+
+
+def _escape_start(start: str) -> str:
+    return f"{start}\\" if start[0].isdigit() else f"\\{start}"
+
+
+class MarkdownSegmenter:
+    def __init__(self) -> None:
+        self._md = markdown_parser()
+
+    def segment(self, text: str) -> SegmentedMessage:
+        lines = text.split("\n")
+        line_starts = [0]
+        for line in lines[:-1]:
+            line_starts.append(line_starts[-1] + len(line) + 1)
+        columns: dict[int, int] = {}  # per line, where the next table cell may start
+        found: list[tuple[int, int, Segment]] = []
+        in_table = False
+        for token in self._md.parse(text):
+            if token.type in ("table_open", "table_close"):
+                in_table = token.type == "table_open"
+            if token.type != "inline" or token.map is None or not token.content:
+                continue
+            try:
+                offsets = _locate(token, lines, line_starts, columns, in_table)
+                start, end, segment = _segment(token, offsets, text)
+            except _Unaligned as exc:
+                log.debug("kept a block as written: %s", exc)
+                continue
+            if has_words(segment.parts):
+                found.append((start, end, segment))
+        found.sort(key=lambda f: f[0])
+        pieces: list[str | int] = []
+        segments: list[Segment] = []
+        position = 0
+        for start, end, segment in found:
+            if start < position:  # overlapping locations: keep the later block as written
+                continue
+            pieces.append(text[position:start])
+            pieces.append(len(segments))
+            segments.append(segment)
+            position = end
+        pieces.append(text[position:])
+        return SegmentedMessage(text, tuple(p for p in pieces if p != ""), tuple(segments))
+
+
+def _locate(
+    token: Token,
+    lines: list[str],
+    line_starts: list[int],
+    columns: dict[int, int],
+    in_table: bool,
+) -> list[int]:
+    """Source offset of each line of the token's content."""
+    assert token.map is not None
+    offsets = []
+    for k, content_line in enumerate(token.content.split("\n")):
+        number = token.map[0] + k
+        if number >= len(lines):
+            raise _Unaligned(f"line {number} is past the end")
+        line = lines[number].rstrip("\r")
+        if in_table:
+            column = line.find(content_line, columns.get(number, 0))
+            if column >= 0:
+                columns[number] = column + len(content_line)
+        else:
+            # Inline content ends its line (after list, quote and heading markers).
+            column = line.rfind(content_line)
+        if column < 0:
+            raise _Unaligned(f"{content_line[:40]!r} is not on line {number}")
+        offsets.append(line_starts[number] + column)
+    return offsets
+
+
+class _Builder:
+    """Parts and markup of one segment, with tag numbers given in order of appearance."""
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.markup: dict[Tag, str] = {}
+        self.open: list[Tag] = []
+        self._next = 1
+
+    def text(self, text: str) -> None:
+        position = 0
+        for start, end in protected_spans(text):
+            self._plain(text[position:start])
+            self.atom(text[start:end])
+            position = end
+        self._plain(text[position:])
+
+    def _plain(self, text: str) -> None:
+        if text:
+            if self.parts and isinstance(self.parts[-1], str):
+                self.parts[-1] += text
+            else:
+                self.parts.append(text)
+
+    def atom(self, source: str) -> None:
+        self._add(Tag(self._next, "atom"), source)
+        self._next += 1
+
+    def open_pair(self, source: str) -> None:
+        tag = Tag(self._next, "open")
+        self._next += 1
+        self.open.append(tag)
+        self._add(tag, source)
+
+    def close_pair(self, source: str) -> None:
+        if not self.open:
+            raise _Unaligned("a closing token without its opening one")
+        self._add(Tag(self.open.pop().id, "close"), source)
+
+    def _add(self, tag: Tag, source: str) -> None:
+        self.parts.append(tag)
+        self.markup[tag] = source
+
+
+def _segment(token: Token, offsets: list[int], text: str) -> tuple[int, int, Segment]:
+    content = token.content
+    starts = [0]
+    for line in content.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def source_offset(c: int) -> int:
+        k = bisect.bisect_right(starts, c) - 1
+        return offsets[k] + (c - starts[k])
+
+    def source(c0: int, c1: int) -> str:
+        return text[source_offset(c0) : source_offset(c1)]
+
+    built = _Builder()
+    c = 0
+    skip_to_link_close = False
+    for child in token.children or []:
+        kind = child.type
+        if skip_to_link_close:
+            skip_to_link_close = kind != "link_close"
+            continue
+        if kind == "text":
+            if not content.startswith(child.content, c):
+                raise _Unaligned(f"text {child.content[:30]!r} not at {c}")
+            built.text(child.content)
+            c += len(child.content)
+        elif kind in ("softbreak", "hardbreak"):
+            match = _BREAK.match(content, c)
+            if match is None:
+                raise _Unaligned(f"no line break at {c}")
+            built.atom(source(c, match.end()))
+            c = match.end()
+        elif kind == "text_special" or kind == "html_inline":
+            raw = child.markup if kind == "text_special" else child.content
+            if not content.startswith(raw, c):
+                raise _Unaligned(f"{kind} {raw!r} not at {c}")
+            built.atom(raw)
+            c += len(raw)
+        elif kind == "code_inline":
+            end = _code_span_end(content, c, child.markup)
+            built.atom(source(c, end))
+            c = end
+        elif kind in ("em_open", "strong_open", "s_open"):
+            _expect(content, c, child.markup)
+            built.open_pair(child.markup)
+            c += len(child.markup)
+        elif kind in ("em_close", "strong_close", "s_close"):
+            _expect(content, c, child.markup)
+            built.close_pair(child.markup)
+            c += len(child.markup)
+        elif kind == "link_open" and child.markup == "autolink":
+            end = content.find(">", c) + 1
+            if not content.startswith("<", c) or end == 0:
+                raise _Unaligned(f"no autolink at {c}")
+            built.atom(source(c, end))
+            c = end
+            skip_to_link_close = True
+        elif kind == "link_open":
+            _expect(content, c, "[")
+            built.open_pair("[")
+            c += 1
+        elif kind == "link_close":
+            _expect(content, c, "]")
+            end = _link_tail_end(content, c + 1)
+            built.close_pair(source(c, end))
+            c = end
+        elif kind == "image":
+            _expect(content, c, "![")
+            end = _link_tail_end(content, _label_end(content, c + 2))
+            built.atom(source(c, end))
+            c = end
+        else:
+            raise _Unaligned(f"unmapped inline token {kind}")
+    if c != len(content) or built.open:
+        raise _Unaligned("the inline tokens do not cover the content")
+    segment = Segment(tuple(built.parts), built.markup)
+    return source_offset(0), source_offset(len(content)), segment
+
+
+def _expect(content: str, c: int, markup: str) -> None:
+    if not content.startswith(markup, c):
+        raise _Unaligned(f"{markup!r} not at {c}")
+
+
+def _code_span_end(content: str, c: int, ticks: str) -> int:
+    _expect(content, c, ticks)
+    closing = re.compile(rf"(?<!`){re.escape(ticks)}(?!`)")
+    match = closing.search(content, c + len(ticks))
+    if match is None:
+        raise _Unaligned(f"unclosed code span at {c}")
+    return match.end()
+
+
+def _label_end(content: str, c: int) -> int:
+    """Index just past the ``]`` that closes a label whose text starts at ``c``."""
+    depth = 1
+    while c < len(content):
+        char = content[c]
+        if char == "\\":
+            c += 2
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return c + 1
+        c += 1
+    raise _Unaligned("unclosed link label")
+
+
+def _skip_space(content: str, c: int) -> int:
+    while c < len(content) and content[c] in " \t\n":
+        c += 1
+    return c
+
+
+def _link_tail_end(content: str, c: int) -> int:
+    """Index just past a link's destination part: ``(url "title")``, ``[ref]`` or nothing."""
+    if content.startswith("(", c):
+        position = _skip_space(content, c + 1)
+        destination = parseLinkDestination(content, position, len(content))
+        if destination.ok:
+            position = _skip_space(content, destination.pos)
+            title = parseLinkTitle(content, position, len(content))
+            if title.ok and title.pos != position:
+                position = _skip_space(content, title.pos)
+        if content.startswith(")", position):
+            return position + 1
+    if content.startswith("[", c):
+        end = content.find("]", c)
+        if end >= 0:
+            return end + 1
+    return c
