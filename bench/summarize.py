@@ -85,10 +85,15 @@ class Recorder:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
     ) -> Completion:
         started = time.perf_counter()
         completion = self.engine.chat(
-            list(messages), max_tokens=max_tokens, deadline=deadline, continue_from=continue_from
+            list(messages),
+            max_tokens=max_tokens,
+            deadline=deadline,
+            continue_from=continue_from,
+            keep=keep,
         )
         self.calls.append(
             Call(

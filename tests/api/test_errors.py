@@ -89,9 +89,9 @@ def test_operations(client: TestClient) -> None:
 def test_full_queue_is_503_with_retry_after(
     client: TestClient, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from threadwise.engines.queue import WorkQueue
+    from threadwise.engines.scheduler import Scheduler
 
-    full = WorkQueue(capacity=0, name="full")
+    full = Scheduler(capacity=0, name="full")
     monkeypatch.setattr(services.summarize, "queue", full)
     response = client.post("/message/summarize", json=minimal_body())
     body = assert_error(response, 503, "OVERLOADED")

@@ -58,6 +58,7 @@ class ScriptedEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
     ) -> Completion:
         self.chats.append(list(messages))
         self.continued.append(continue_from)

@@ -52,7 +52,10 @@ class ChatEngine(Protocol):
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
     ) -> Completion:
         """The assistant's answer to ``messages``. With ``continue_from``, the answer is made
-        to start with that text, which the returned text includes."""
+        to start with that text, which the returned text includes. With ``keep``, the backend
+        may keep the state of this call for a later prompt that extends it (the same thread
+        with new messages)."""
         ...

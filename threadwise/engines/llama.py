@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+log = logging.getLogger(__name__)
+
+# Restoring a saved state pays when it spares at least this many tokens of prompt processing.
+_RESTORE_GAIN_TOKENS = 64
+# (prompt tokens, completion tokens, seconds, of which generating) of each call.
+CallObserver = Callable[[int, int, float, float], None]
 
 # For a GGUF without a chat template: ChatML, which the Qwen family uses.
 _CHATML = (
@@ -25,9 +39,9 @@ class LlamaCppEngine:
 
     llama.cpp keeps the KV cache of the last evaluated tokens and re-evaluates only from the
     first token where a new prompt differs, so prompts that share the fixed system prompt,
-    or extend the previous turn, skip that part of prompt processing. (llama-cpp-python's
-    LlamaRAMCache would keep several prefixes, but each saved state also copies a 311 MB
-    logits buffer that its limit does not count: 9.3 GB resident, measured.)
+    or extend the previous turn, skip that part of prompt processing. Calls made with
+    ``keep`` also leave their state in a bounded set of saved states (``prefix_cache_bytes``),
+    restored when a later prompt extends it further than the live cache does.
     """
 
     def __init__(
@@ -37,8 +51,14 @@ class LlamaCppEngine:
         context_size: int,
         threads: int,
         batch_size: int = 512,
+        prefix_cache_bytes: int = 0,
+        on_call: CallObserver | None = None,
     ) -> None:
         self._path = model_path
+        self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
+        self._on_call = on_call
+        # Counted for the metrics: (restored, not restored) on long-prompt calls.
+        self.prefix_hits = 0
         self._context_size = context_size
         self._threads = threads
         self._batch_size = batch_size
@@ -100,6 +120,7 @@ class LlamaCppEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
     ) -> Completion:
         from llama_cpp import LogitsProcessorList
 
@@ -112,9 +133,16 @@ class LlamaCppEngine:
             special=True,
         )
 
+        if self.prefix_states is not None:
+            self._restore_best(llm, np.asarray(prompt, dtype=np.intc))
+
         eos = llm.token_eos()
+        started = time.perf_counter()
+        first_token: list[float] = []
 
         def end_when_stopped(_tokens: Any, scores: Any) -> Any:
+            if not first_token:
+                first_token.append(time.perf_counter())  # the prompt is processed
             # Past the deadline (or cancelled), force end-of-sequence so generation stops at
             # the next token; the check after the call then reports why.
             if deadline is not None and deadline.stop_requested():
@@ -131,13 +159,65 @@ class LlamaCppEngine:
             repeat_penalty=1.0,
             logits_processor=LogitsProcessorList([end_when_stopped]),
         )
-        if deadline is not None:
-            deadline.check()
+        ended = time.perf_counter()
+        if keep and self.prefix_states is not None:
+            self._save(llm)
         choice = response["choices"][0]
         usage = response["usage"]
+        if self._on_call is not None:
+            generating = ended - first_token[0] if first_token else 0.0
+            self._on_call(
+                int(usage["prompt_tokens"]),
+                int(usage["completion_tokens"]),
+                ended - started,
+                generating,
+            )
+        if deadline is not None:
+            deadline.check()
         return Completion(
             text=(continue_from + choice["text"]).strip(),
             prompt_tokens=int(usage["prompt_tokens"]),
             completion_tokens=int(usage["completion_tokens"]),
             truncated=choice.get("finish_reason") == "length",
         )
+
+    # --- saved prompt states ---------------------------------------------------------------
+
+    def _restore_best(self, llm: Llama, prompt: Tokens) -> None:
+        assert self.prefix_states is not None
+        live = common_prefix(np.asarray(llm.input_ids[: llm.n_tokens]), prompt)
+        found = self.prefix_states.best(prompt, live + _RESTORE_GAIN_TOKENS)
+        if found is None:
+            return
+        import llama_cpp
+
+        state, _ = found
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
+        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
+        if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(state.data), 0) == 0:
+            log.warning("a saved prompt state could not be restored; processing the prompt")
+            llm.n_tokens = 0  # the memory is empty: the whole prompt is processed
+            return
+        count = len(state.tokens)
+        llm.input_ids[:count] = state.tokens
+        llm.n_tokens = count
+        # llama-cpp-python then processes the prompt from the first token that differs.
+        llm._requires_eval = True
+        self.prefix_hits += 1
+
+    def _save(self, llm: Llama) -> None:
+        assert self.prefix_states is not None
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
+        if size > self.prefix_states.max_bytes:
+            return
+        data = bytearray(size)
+        buffer = (ctypes.c_uint8 * size).from_buffer(data)
+        written = llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0)
+        if written == 0:
+            return
+        del buffer  # a bytearray cannot be resized while exported
+        del data[written:]
+        tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
+        self.prefix_states.save(SavedState(tokens, data))

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from threadwise.deadlines import Deadline
+from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.base import ChatEngine, ChatMessage, Completion
-from threadwise.engines.queue import WorkQueue
+from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem, SummaryFormat
 from threadwise.superpowers import prompts
@@ -354,15 +354,17 @@ class Summarizer:
 class SummarizeSuperpower:
     """The operation as transports call it: validate, queue for the model, answer."""
 
-    def __init__(self, summarizer: Summarizer, queue: WorkQueue, timeout_seconds: float) -> None:
+    def __init__(self, summarizer: Summarizer, queue: Scheduler, deadlines: DeadlinePolicy) -> None:
         self.summarizer = summarizer
         self.queue = queue
-        self.timeout_seconds = timeout_seconds
+        self.deadlines = deadlines
 
-    async def __call__(self, body: MessageBody) -> list[ResponseItem]:
+    async def __call__(self, body: MessageBody, scope: str = "") -> list[ResponseItem]:
         job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
-        deadline = Deadline(self.timeout_seconds)
-        summary = await self.queue.run(lambda: self.summarizer.run(job, deadline), deadline)
+        deadline = self.deadlines.start(len(job.transcript.text))
+        summary = await self.queue.run(
+            lambda: self.summarizer.run(job, deadline), deadline, Priority.BATCH
+        )
         return [
             ResponseItem(
                 content=summary.text,

@@ -1,0 +1,1 @@
+"""Serving under load, whatever the transport: shutdown, idempotency, caches, request records."""
