@@ -19,6 +19,7 @@ from threadwise.auth.grant import ClientCredentialsGrant, FailureLimits
 from threadwise.auth.keys import KeyRing, load_key_ring
 from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
 from threadwise.auth.tokens import ExternalIssuer, TokenIssuer, TokenVerifier
+from threadwise.cache import Cache, InProcessCache, RedisCache
 from threadwise.config import ConfigurationError, Settings
 from threadwise.db.database import Database, database_url
 from threadwise.deadlines import DeadlinePolicy
@@ -31,7 +32,6 @@ from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.payload import PayloadLimits
-from threadwise.serving.cache import Cache, InProcessCache, RedisCache
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
@@ -150,6 +150,7 @@ class Services:
     lifecycle: Lifecycle
     idempotency: IdempotencyStore
     results: Cache
+    threads: Cache
     operations: Operations
     _loading: Future[None] | None = field(default=None, repr=False)
     _loading_fast: Future[None] | None = field(default=None, repr=False)
@@ -202,6 +203,7 @@ class Services:
         self.auth.close()
         self.idempotency.close()
         self.results.close()
+        self.threads.close()
         for engine in self.machine_translators.values():
             engine.close()
 
@@ -260,6 +262,19 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     )
     metrics.watch_queue("llm", lambda: queue.depth, settings.llm_queue_size)
     metrics.watch_queue("translate", lambda: fast_queue.depth, settings.translation_queue_size)
+    idempotency: IdempotencyStore
+    results: Cache
+    threads: Cache
+    if settings.redis_url:
+        idempotency = RedisIdempotencyStore(settings.redis_url, settings.idempotency_ttl_seconds)
+        results = RedisCache(settings.redis_url, "threadwise:results:")
+        threads = RedisCache(settings.redis_url, "threadwise:threads:")
+    else:
+        idempotency = InProcessIdempotencyStore(
+            settings.idempotency_ttl_seconds, settings.idempotency_max_entries
+        )
+        results = InProcessCache(settings.result_cache_entries)
+        threads = InProcessCache(settings.result_cache_entries)
     summarize = SummarizeSuperpower(
         summarizer,
         queue,
@@ -269,6 +284,8 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             ceiling=settings.request_timeout_ceiling_seconds,
             fixed=settings.request_timeout_seconds,
         ),
+        threads,
+        settings.result_cache_ttl_seconds,
     )
     translate = TranslateSuperpower(
         translator,
@@ -282,16 +299,6 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         ),
     )
     lifecycle = Lifecycle()
-    idempotency: IdempotencyStore
-    results: Cache
-    if settings.redis_url:
-        idempotency = RedisIdempotencyStore(settings.redis_url, settings.idempotency_ttl_seconds)
-        results = RedisCache(settings.redis_url, "threadwise:results:")
-    else:
-        idempotency = InProcessIdempotencyStore(
-            settings.idempotency_ttl_seconds, settings.idempotency_max_entries
-        )
-        results = InProcessCache(settings.result_cache_entries)
     version = digest(
         {
             "service": __version__,
@@ -334,5 +341,6 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         lifecycle=lifecycle,
         idempotency=idempotency,
         results=results,
+        threads=threads,
         operations=operations,
     )

@@ -15,6 +15,8 @@ import numpy as np
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Prompt tokens evaluated between two deadline checks (~2.5 s on two cores).
+_PROMPT_CHUNK = 256
 # Restoring a saved state pays when it spares at least this many tokens of prompt processing.
 _RESTORE_GAIN_TOKENS = 64
 # (prompt tokens, completion tokens, seconds, of which generating) of each call.
@@ -122,8 +126,6 @@ class LlamaCppEngine:
         continue_from: str = "",
         keep: bool = False,
     ) -> Completion:
-        from llama_cpp import LogitsProcessorList
-
         llm = self._model()
         assert self._formatter is not None
         rendered = self._formatter(messages=list(messages))  # type: ignore[arg-type]
@@ -133,11 +135,41 @@ class LlamaCppEngine:
             special=True,
         )
 
+        started = time.perf_counter()
+        try:
+            return self._complete(
+                llm, prompt, rendered.stop, max_tokens, deadline, keep, started, continue_from
+            )
+        except ServiceError:
+            raise
+        except Exception as exc:
+            # Whatever state the context was left in, the next call starts from an empty one.
+            self._forget(llm)
+            log.exception("the model failed")
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+                "retry the request.",
+            ) from exc
+
+    def _complete(
+        self,
+        llm: Llama,
+        prompt: list[int],
+        stop: Any,
+        max_tokens: int,
+        deadline: Deadline | None,
+        keep: bool,
+        started: float,
+        continue_from: str,
+    ) -> Completion:
+        from llama_cpp import LogitsProcessorList
+
         if self.prefix_states is not None:
             self._restore_best(llm, np.asarray(prompt, dtype=np.intc))
+        self._process_prompt(llm, prompt, deadline)
 
         eos = llm.token_eos()
-        started = time.perf_counter()
         first_token: list[float] = []
 
         def end_when_stopped(_tokens: Any, scores: Any) -> Any:
@@ -153,7 +185,7 @@ class LlamaCppEngine:
         response: Any = llm.create_completion(
             prompt=prompt,
             max_tokens=max_tokens,
-            stop=rendered.stop,
+            stop=stop,
             temperature=0.0,
             top_k=1,
             repeat_penalty=1.0,
@@ -180,6 +212,28 @@ class LlamaCppEngine:
             completion_tokens=int(usage["completion_tokens"]),
             truncated=choice.get("finish_reason") == "length",
         )
+
+    def _process_prompt(self, llm: Llama, prompt: list[int], deadline: Deadline | None) -> None:
+        """Evaluate the prompt but its last token in chunks, checking the deadline between
+        them: a long prompt takes many seconds, and a cancelled request should not."""
+        if deadline is None:
+            return
+        live = common_prefix(
+            np.asarray(llm.input_ids[: llm.n_tokens]), np.asarray(prompt, dtype=np.intc)
+        )
+        end = len(prompt) - 1
+        if end - live <= _PROMPT_CHUNK:
+            return  # create_completion does it in one go
+        llm.n_tokens = live  # eval() drops the cache past this point
+        for start in range(live, end, _PROMPT_CHUNK):
+            deadline.check()
+            llm.eval(prompt[start : min(start + _PROMPT_CHUNK, end)])
+
+    def _forget(self, llm: Llama) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
+        llm.n_tokens = 0
 
     # --- saved prompt states ---------------------------------------------------------------
 

@@ -11,11 +11,11 @@ import hashlib
 import json
 from typing import Any, Literal
 
+from threadwise.cache import Cache
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
 from threadwise.payload import character_count
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
-from threadwise.serving.cache import Cache
 from threadwise.serving.idempotency import Claim, IdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.records import RequestRecord, engine_kind
