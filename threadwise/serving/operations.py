@@ -133,8 +133,8 @@ class Operations:
             if not any("fallback" in (i.engine or "") for items in results for i in items):
                 # A fallback answer is what a busy moment gave, not what to keep giving.
                 await self.results.put(key, _encode(results), self.results_ttl_seconds)
-        first = next((item for items in results for item in items), None)
-        record.engine = engine_kind(first.engine if first else None)
+        engines = [i.engine for items in results for i in items if i.engine]
+        record.engine = engine_kind(next((e for e in engines if e != "none"), "none"))
         return results
 
     def _deadline_seconds(self, operation: Operation, body: MessageBody) -> float:
