@@ -3,6 +3,7 @@ re-summary of a growing thread, against a real ``threadwise serve`` on 127.0.0.1
 
     python -m bench.load [--levels 1,2,5,10] [--step-seconds 30] [--max-requests 3000]
                          [--capacity R] [--resummarize] [--soak MINUTES]
+    python -m bench.load --compare-scheduling
 
 The server runs as a child process (its own data directory; the shared model cache) and is
 stopped with SIGTERM at the end, which must end it with status 0. Traffic goes to 127.0.0.1
@@ -117,6 +118,14 @@ def short_translation(rng: random.Random) -> dict[str, Any]:
             },
         },
     }
+
+
+def quality_translation(rng: random.Random) -> dict[str, Any]:
+    """A short translation the model does (into German: no fast engine has it)."""
+    body = short_translation(rng)
+    body["session"]["channel"]["language"] = "de-DE"
+    body["request"]["settings"]["translationMode"] = "quality"
+    return body
 
 
 @dataclass(frozen=True)
@@ -493,6 +502,51 @@ async def run(args: argparse.Namespace, server: Server, token: str) -> list[str]
     return problems
 
 
+async def scheduling_scenario(transport: Transport, rng: random.Random) -> list[float]:
+    """Three summaries queued for the model, then three translations by the model: how long
+    the translations take."""
+    short = [c for c in support_chats() if len(messages_of(c)) < 20]
+    summaries = [
+        asyncio.ensure_future(transport.send("summary", "summarize", unique(rng.choice(short))))
+        for _ in range(3)
+    ]
+    await asyncio.sleep(1.0)
+    translations = []
+    for _ in range(3):
+        translations.append(
+            asyncio.ensure_future(transport.send("quality", "translate", quality_translation(rng)))
+        )
+        await asyncio.sleep(0.5)
+    answers = await asyncio.gather(*translations)
+    await asyncio.gather(*summaries)
+    return [a.seconds for a in answers if a.status == 200]
+
+
+def compare_scheduling(args: argparse.Namespace, environment: dict[str, str]) -> None:
+    """The same scenario under each policy of the model's queue."""
+    for policy in ("fifo", "priority"):
+        with running_server({**environment, "THREADWISE_LLM_SCHEDULING": policy}) as (
+            server,
+            token,
+        ):
+            transport = RestTransport(server.url, token)
+
+            async def scenario(transport: RestTransport = transport) -> list[float]:
+                try:
+                    return await scheduling_scenario(transport, random.Random(args.seed))
+                finally:
+                    await transport.close()
+
+            seconds = asyncio.run(scenario())
+            server.stop()
+        print(
+            f"scheduling {policy:8}: translations by the model behind 3 summaries took "
+            + ", ".join(f"{s:.1f}" for s in seconds)
+            + f" s (mean {sum(seconds) / max(len(seconds), 1):.1f} s)",
+            flush=True,
+        )
+
+
 def refusal_lines(metrics: str) -> list[str]:
     return [
         line for line in metrics.splitlines()
@@ -518,6 +572,10 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser.add_argument("--soak", type=float, default=0.0, metavar="MINUTES")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--compare-scheduling", action="store_true",
+        help="only this: translations by the model behind summaries, fifo against priority",
+    )  # fmt: skip
+    parser.add_argument(
         "--no-long-summaries", dest="long_summaries", action="store_false",
         help="only short summaries in the mix (a bounded run)",
     )  # fmt: skip
@@ -529,6 +587,9 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     args.levels = [float(x) for x in args.levels.split(",") if x.strip()]
     environment = dict(item.split("=", 1) for item in args.server_env)
     environment.setdefault("THREADWISE_SHUTDOWN_GRACE_SECONDS", "60")
+    if args.compare_scheduling:  # a run of its own: two servers, one per policy
+        compare_scheduling(args, environment)
+        return []
     with running_server(environment) as (server, token):
         print(f"server on {server.url} (pid {server.process.pid if server.process else '?'}), "
               f"RSS {server.rss_mb():.0f} MB when ready", flush=True)  # fmt: skip
