@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -10,6 +11,12 @@ from threadwise.deadlines import Deadline
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+
+
+def scheduler(capacity: int, **options: Any) -> Scheduler:
+    """Jobs expected to take 10 ms: no admission is refused for its deadline."""
+    options.setdefault("typical_seconds", (0.01, 0.01))
+    return Scheduler(capacity=capacity, name="test", **options)
 
 
 async def started(scheduler: Scheduler, release: threading.Event) -> asyncio.Future[bool]:
@@ -22,7 +29,7 @@ async def started(scheduler: Scheduler, release: threading.Event) -> asyncio.Fut
 
 def test_full_queue_refuses_at_once_with_retry_after() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=1, name="test")
+        queue = scheduler(1)
         release = threading.Event()
         first = await started(queue, release)
         began = time.monotonic()
@@ -44,18 +51,39 @@ def test_full_queue_refuses_at_once_with_retry_after() -> None:
 
 def test_job_that_waited_past_its_deadline_is_not_run() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=2, name="test")
+        queue = scheduler(2)
         release = threading.Event()
         first = await started(queue, release)
         ran: list[int] = []
         second = asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(0.05)))
+        await asyncio.sleep(0)
         await asyncio.sleep(0.2)
         release.set()
         await first
         with pytest.raises(ServiceError) as caught:
             await second
-        assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
+        # Nothing was started: the queue was too long, which a retry elsewhere can avoid.
+        assert caught.value.code is ErrorCode.OVERLOADED
+        assert caught.value.reason == "queue_wait" and caught.value.retry_after
         assert ran == []
+        queue.shutdown()
+
+
+def test_a_job_that_would_miss_its_deadline_in_the_queue_is_refused_at_once() -> None:
+    async def scenario() -> None:
+        queue = Scheduler(capacity=8, name="test", typical_seconds=(2.0, 10.0))
+        release = threading.Event()
+        first = await started(queue, release)
+        with pytest.raises(ServiceError) as caught:
+            await queue.run(lambda: None, Deadline(5))  # ~10 s ahead of it
+        assert caught.value.code is ErrorCode.OVERLOADED
+        assert caught.value.reason == "deadline"
+        assert caught.value.retry_after is not None and caught.value.retry_after >= 1
+        assert queue.depth == 1
+        release.set()
+        await first
+        # With nothing ahead, a short deadline is the caller's choice: the job runs.
+        assert await queue.run(lambda: 3, Deadline(5)) == 3
         queue.shutdown()
 
     asyncio.run(scenario())
@@ -63,7 +91,7 @@ def test_job_that_waited_past_its_deadline_is_not_run() -> None:
 
 def test_expected_wait_grows_with_the_queue() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=3, name="test")
+        queue = scheduler(3)
         assert queue.expected_wait() == 0
         release = threading.Event()
         first = await started(queue, release)
@@ -82,7 +110,7 @@ def test_expected_wait_grows_with_the_queue() -> None:
 
 def test_a_cancelled_waiting_job_leaves_the_queue_at_once() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=2, name="test")
+        queue = scheduler(2)
         release = threading.Event()
         first = await started(queue, release)
         ran: list[int] = []
@@ -104,7 +132,7 @@ def test_a_cancelled_waiting_job_leaves_the_queue_at_once() -> None:
 
 def test_a_cancelled_running_job_is_told_through_its_deadline() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=1, name="test")
+        queue = scheduler(1)
         deadline = Deadline(10)
         checks: list[bool] = []
 
@@ -133,7 +161,7 @@ def test_a_cancelled_running_job_is_told_through_its_deadline() -> None:
 )
 def test_interactive_work_goes_before_waiting_summaries(policy: str, expected: list[str]) -> None:
     async def scenario() -> list[str]:
-        queue = Scheduler(capacity=4, name="test", policy=policy)  # type: ignore[arg-type]
+        queue = scheduler(4, policy=policy)
         release = threading.Event()
         first = await started(queue, release)
         order: list[str] = []
@@ -155,7 +183,7 @@ def test_interactive_work_goes_before_waiting_summaries(policy: str, expected: l
 
 def test_workers_run_jobs_side_by_side() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=4, name="test", workers=2)
+        queue = scheduler(4, workers=2)
         both = threading.Barrier(2, timeout=2)
         await asyncio.gather(queue.run(both.wait), queue.run(both.wait))
         queue.shutdown()
@@ -165,7 +193,7 @@ def test_workers_run_jobs_side_by_side() -> None:
 
 def test_shutdown_refuses_new_work() -> None:
     async def scenario() -> None:
-        queue = Scheduler(capacity=1, name="test")
+        queue = scheduler(1)
         queue.shutdown()
         with pytest.raises(ServiceError) as caught:
             await queue.run(lambda: None)

@@ -169,9 +169,22 @@ class Scheduler:
                     retry_after=retry_after,
                     reason="queue_full",
                 )
-            job: _Job[T] = _Job(
-                work, deadline, priority, self._rank(priority, now), next(self._order), now
-            )
+            rank = self._rank(priority, now)
+            wait = self._wait_locked(rank)
+            needed = wait + self._mean[priority]
+            if deadline is not None and wait > 0 and needed > deadline.remaining():
+                # It would wait, then time out: refuse it now, while the client can go elsewhere.
+                self.observer.refused(self.name, priority)
+                raise ServiceError(
+                    ErrorCode.OVERLOADED,
+                    f"The server is busy: the {self.name} engine's queue needs ~{wait:.0f} s "
+                    "before this request could start, too long to finish within its "
+                    f"{deadline.seconds:g} s deadline; nothing was started. Retry after the "
+                    "time in the Retry-After header.",
+                    retry_after=needed - deadline.remaining(),
+                    reason="deadline",
+                )
+            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now)
             self._waiting.append(job)
             self._counts[priority] += 1
             self._cond.notify()
@@ -247,6 +260,27 @@ class Scheduler:
                 self._running.remove(job)
                 self._counts[job.priority] -= 1
 
+    def _check_time_left(self, job: _Job[Any]) -> None:
+        """A job that waited so long it cannot finish in time is refused, not started: the
+        queue, not the job, was the problem (``OVERLOADED`` rather than ``REQUEST_TIMEOUT``)."""
+        assert job.deadline is not None and job.started is not None
+        left = job.deadline.remaining()
+        waited = job.started - job.enqueued
+        with self._cond:
+            mean = self._mean[job.priority]
+        if left > mean / 2 or waited < 0.5:
+            if left <= 0:  # it never could have: its deadline was shorter than no wait at all
+                job.deadline.check()
+            return
+        raise ServiceError(
+            ErrorCode.OVERLOADED,
+            f"The server is busy: this request waited {waited:.0f} s for the {self.name} "
+            f"engine, too long to finish within its {job.deadline.seconds:g} s deadline; "
+            "nothing was started. Retry after the time in the Retry-After header.",
+            retry_after=mean,
+            reason="queue_wait",
+        )
+
     def _execute(self, job: _Job[Any]) -> None:
         assert job.started is not None
         if not job.future.set_running_or_notify_cancel():
@@ -254,7 +288,8 @@ class Scheduler:
         self.observer.waited(self.name, job.priority, job.started - job.enqueued)
         try:
             if job.deadline is not None:
-                job.deadline.check()  # it may have waited past its deadline, or been cancelled
+                job.deadline.check()  # it may have been cancelled
+                self._check_time_left(job)
         except BaseException as exc:
             job.future.set_exception(exc)
             return
