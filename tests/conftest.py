@@ -33,6 +33,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         data_dir=tmp_path_factory.mktemp("data"),
         request_timeout_seconds=900,
         translation_timeout_seconds=180,
+        # On a machine shared with other work, a nice model would wait for it.
+        llm_nice=0,
     )
 
 

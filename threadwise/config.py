@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     llm_scheduling: Literal["priority", "fifo"] = "priority"
     # The model's threads run this much nicer than the rest of the process (0-19), so that the
     # fast engines and the HTTP loop are not slowed by generation on a small machine.
-    llm_nice: int = Field(default=5, ge=0, le=19)
+    llm_nice: int = Field(default=19, ge=0, le=19)
     # llama.cpp states of long prompts (a conversation already summarized) kept in memory so
     # that a later prompt extending one is processed only from where it differs; 0: none.
     llm_prefix_cache_mb: int = Field(default=256, ge=0)
@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     # A summary's deadline, queueing included: fixed when set, else from the request's size
     # (base + per 1,000 characters, at most the ceiling).
     request_timeout_seconds: float | None = Field(default=None, gt=0)
-    summary_deadline_base_seconds: float = Field(default=60.0, gt=0)
+    summary_deadline_base_seconds: float = Field(default=90.0, gt=0)
     summary_deadline_seconds_per_1000_characters: float = Field(default=20.0, ge=0)
     request_timeout_ceiling_seconds: float = Field(default=600.0, gt=0)
 

@@ -19,7 +19,13 @@ pytestmark = pytest.mark.model
 
 
 def test_sigterm_drains_then_exits_zero() -> None:
-    server = Server({"THREADWISE_SHUTDOWN_GRACE_SECONDS": "300", "THREADWISE_LOG_FORMAT": "json"})
+    server = Server(
+        {
+            "THREADWISE_SHUTDOWN_GRACE_SECONDS": "300",
+            "THREADWISE_LOG_FORMAT": "json",
+            "THREADWISE_LLM_NICE": "0",
+        }
+    )
     try:
         token = server.start()
         assert server.process is not None

@@ -21,6 +21,7 @@ def test_short_load_run_loses_nothing_and_refuses_only_with_overloaded() -> None
             # One summary at a time: the rest of them are refused at once.
             "--server-env", "THREADWISE_LLM_QUEUE_SIZE=1",
             "--server-env", "THREADWISE_SHUTDOWN_GRACE_SECONDS=120",
+            "--server-env", "THREADWISE_LLM_NICE=0",
         ]
     )  # fmt: skip
     # Latency targets are for the benchmark on a quiet machine; CI checks behaviour.

@@ -97,6 +97,7 @@ class Scheduler:
         self._order = itertools.count()
         # Recent run times per priority: the basis of every wait estimate.
         self._mean = dict(zip(Priority, typical_seconds, strict=True))
+        self._observed: set[Priority] = set()
         self._closed = False
         for number in range(workers):
             threading.Thread(target=self._work, name=f"{name}-{number}", daemon=True).start()
@@ -124,15 +125,19 @@ class Scheduler:
         with self._cond:
             return self._wait_locked(self._rank(priority, time.monotonic()))
 
+    def _left(self, job: _Job[Any], now: float) -> float:
+        """Expected seconds until a running job ends: its mean, or a quarter of what it has
+        already run (it is slower than the mean, and probably not nearly done)."""
+        elapsed = now - (job.started or now)
+        mean = self._mean[job.priority]
+        return max(mean - elapsed, mean / 4, elapsed / 4)
+
     def _wait_locked(self, rank: float) -> float:
         if len(self._running) < self._workers and not self._waiting:
             return 0.0
         now = time.monotonic()
         # A job past its mean is assumed to need a quarter of it again.
-        left = [
-            max(self._mean[j.priority] - (now - (j.started or now)), self._mean[j.priority] / 4)
-            for j in self._running
-        ]
+        left = [self._left(j, now) for j in self._running]
         ahead = sum(self._mean[j.priority] for j in self._waiting if j.rank <= rank)
         return (
             min(left, default=0.0) if len(left) >= self._workers else 0.0
@@ -193,10 +198,7 @@ class Scheduler:
     def _retry_after_locked(self) -> float:
         """When a slot frees: the first running job's expected end (at least 1 s)."""
         now = time.monotonic()
-        left = [
-            max(self._mean[j.priority] - (now - (j.started or now)), self._mean[j.priority] / 4)
-            for j in self._running
-        ]
+        left = [self._left(j, now) for j in self._running]
         return max(1.0, min(left, default=1.0))
 
     async def run(
@@ -268,7 +270,7 @@ class Scheduler:
         waited = job.started - job.enqueued
         with self._cond:
             mean = self._mean[job.priority]
-        if left > mean / 2 or waited < 0.5:
+        if left > mean or waited < 0.5:
             if left <= 0:  # it never could have: its deadline was shorter than no wait at all
                 job.deadline.check()
             return
@@ -303,7 +305,10 @@ class Scheduler:
             seconds = time.monotonic() - job.started
             if job.order >= 0:  # start-up work says nothing about requests
                 with self._cond:
-                    self._mean[job.priority] = 0.8 * self._mean[job.priority] + 0.2 * seconds
+                    # The first run replaces the guess; later ones move the mean a third.
+                    old = self._mean[job.priority] if job.priority in self._observed else seconds
+                    self._mean[job.priority] = (2 * old + seconds) / 3
+                    self._observed.add(job.priority)
                 self.observer.ran(self.name, job.priority, seconds)
 
     def shutdown(self) -> None:
