@@ -51,6 +51,7 @@ class _Job(Generic[T]):
     rank: float
     order: int
     enqueued: float
+    cost: float = 1.0  # relative size: a job of cost 2 is expected to take twice as long
     future: Future[T] = field(default_factory=Future)
     started: float | None = None
 
@@ -71,7 +72,8 @@ class SchedulerObserver:
 class Scheduler:
     """``workers`` threads (one for an engine that runs one job at a time) take jobs by rank;
     at most ``capacity`` jobs of each priority wait or run, and one more is refused with
-    ``OVERLOADED``."""
+    ``OVERLOADED``, as is one that would not finish within its deadline. Waits are estimated
+    from recent run times per unit of a job's ``cost`` (``typical_seconds`` until measured)."""
 
     def __init__(
         self,
@@ -82,7 +84,7 @@ class Scheduler:
         observer: SchedulerObserver | None = None,
         nice: int = 0,
         workers: int = 1,
-        typical_seconds: tuple[float, float] = (2.0, 10.0),
+        typical_seconds: tuple[float, float] = (2.0, 5.0),
     ) -> None:
         self.capacity = capacity
         self.name = name
@@ -95,7 +97,7 @@ class Scheduler:
         self._workers = workers
         self._counts = dict.fromkeys(Priority, 0)  # waiting or running, per priority
         self._order = itertools.count()
-        # Recent run times per priority: the basis of every wait estimate.
+        # Recent run time per unit of cost, per priority: the basis of every wait estimate.
         self._mean = dict(zip(Priority, typical_seconds, strict=True))
         self._observed: set[Priority] = set()
         self._closed = False
@@ -129,7 +131,7 @@ class Scheduler:
         """Expected seconds until a running job ends: its mean, or a quarter of what it has
         already run (it is slower than the mean, and probably not nearly done)."""
         elapsed = now - (job.started or now)
-        mean = self._mean[job.priority]
+        mean = self._mean[job.priority] * job.cost
         return max(mean - elapsed, mean / 4, elapsed / 4)
 
     def _wait_locked(self, rank: float) -> float:
@@ -138,7 +140,7 @@ class Scheduler:
         now = time.monotonic()
         # A job past its mean is assumed to need a quarter of it again.
         left = [self._left(j, now) for j in self._running]
-        ahead = sum(self._mean[j.priority] for j in self._waiting if j.rank <= rank)
+        ahead = sum(self._mean[j.priority] * j.cost for j in self._waiting if j.rank <= rank)
         return (
             min(left, default=0.0) if len(left) >= self._workers else 0.0
         ) + ahead / self._workers
@@ -151,7 +153,7 @@ class Scheduler:
         return now + BATCH_DELAY_SECONDS
 
     def _enqueue(
-        self, work: Callable[[], T], deadline: Deadline | None, priority: Priority
+        self, work: Callable[[], T], deadline: Deadline | None, priority: Priority, cost: float
     ) -> _Job[T]:
         now = time.monotonic()
         with self._cond:
@@ -176,7 +178,7 @@ class Scheduler:
                 )
             rank = self._rank(priority, now)
             wait = self._wait_locked(rank)
-            needed = wait + self._mean[priority]
+            needed = wait + self._mean[priority] * cost
             if deadline is not None and wait > 0 and needed > deadline.remaining():
                 # It would wait, then time out: refuse it now, while the client can go elsewhere.
                 self.observer.refused(self.name, priority)
@@ -189,7 +191,7 @@ class Scheduler:
                     retry_after=needed - deadline.remaining(),
                     reason="deadline",
                 )
-            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now)
+            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now, cost)
             self._waiting.append(job)
             self._counts[priority] += 1
             self._cond.notify()
@@ -206,12 +208,13 @@ class Scheduler:
         work: Callable[[], T],
         deadline: Deadline | None = None,
         priority: Priority = Priority.BATCH,
+        cost: float = 1.0,
     ) -> T:
         """Run ``work`` on the worker thread; ``OVERLOADED`` at once if the queue is full.
 
         Cancelling the awaiting task removes a waiting job from the queue (its slot is free at
         once) and tells a running one, through ``deadline``, to stop at its next check."""
-        job = self._enqueue(work, deadline, priority)
+        job = self._enqueue(work, deadline, priority, cost)
         try:
             return await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
@@ -269,7 +272,7 @@ class Scheduler:
         left = job.deadline.remaining()
         waited = job.started - job.enqueued
         with self._cond:
-            mean = self._mean[job.priority]
+            mean = self._mean[job.priority] * job.cost
         if left > mean or waited < 0.5:
             if left <= 0:  # it never could have: its deadline was shorter than no wait at all
                 job.deadline.check()
@@ -306,8 +309,9 @@ class Scheduler:
             if job.order >= 0:  # start-up work says nothing about requests
                 with self._cond:
                     # The first run replaces the guess; later ones move the mean a third.
-                    old = self._mean[job.priority] if job.priority in self._observed else seconds
-                    self._mean[job.priority] = (2 * old + seconds) / 3
+                    rate = seconds / job.cost
+                    old = self._mean[job.priority] if job.priority in self._observed else rate
+                    self._mean[job.priority] = (2 * old + rate) / 3
                     self._observed.add(job.priority)
                 self.observer.ran(self.name, job.priority, seconds)
 

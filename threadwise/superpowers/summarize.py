@@ -486,8 +486,10 @@ class SummarizeSuperpower:
         key = self._thread_key(body, job, scope)
         stored = await self.threads.get(key) if self.threads is not None else None
         memory = ThreadMemory.from_json(stored) if stored else None
+        # Cost: roughly what the model takes, in units of a short chat's summary.
+        cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
         summary = await self.queue.run(
-            lambda: self.summarizer.run(job, deadline, memory), deadline, Priority.BATCH
+            lambda: self.summarizer.run(job, deadline, memory), deadline, Priority.BATCH, cost
         )
         if self.threads is not None and summary.memory is not None:
             await self.threads.put(key, summary.memory.to_json(), self.threads_ttl_seconds)
