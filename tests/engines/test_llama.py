@@ -34,6 +34,15 @@ def test_max_tokens_marks_the_answer_truncated(services: Services) -> None:
     assert completion.completion_tokens == 4
 
 
+def test_generation_ends_before_a_stop_sequence(services: Services) -> None:
+    counting: list[ChatMessage] = [
+        {"role": "user", "content": "Write the numbers 1 to 9, one per line, nothing else."}
+    ]
+    completion = services.engine.chat(counting, max_tokens=40, continue_from="1", stop=["\n4"])
+    assert completion.text.split() == ["1", "2", "3"], completion.text
+    assert not completion.truncated
+
+
 def test_cancelled_generation_stops_and_says_why(services: Services) -> None:
     deadline = Deadline(60)
     deadline.cancelled = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -58,6 +58,7 @@ class ScriptedEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        stop: Sequence[str] = (),
     ) -> Completion:
         self.chats.append(list(messages))
         self.continued.append(continue_from)

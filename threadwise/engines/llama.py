@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,7 @@ class LlamaCppEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        stop: Sequence[str] = (),
     ) -> Completion:
         from llama_cpp import LogitsProcessorList
 
@@ -125,7 +127,7 @@ class LlamaCppEngine:
         response: Any = llm.create_completion(
             prompt=prompt,
             max_tokens=max_tokens,
-            stop=rendered.stop,
+            stop=[*_as_list(rendered.stop), *stop],
             temperature=0.0,
             top_k=1,
             repeat_penalty=1.0,
@@ -141,3 +143,9 @@ class LlamaCppEngine:
             completion_tokens=int(usage["completion_tokens"]),
             truncated=choice.get("finish_reason") == "length",
         )
+
+
+def _as_list(stop: str | list[str] | None) -> list[str]:
+    if stop is None:
+        return []
+    return [stop] if isinstance(stop, str) else list(stop)
