@@ -20,7 +20,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,10 +85,15 @@ class Recorder:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         started = time.perf_counter()
         completion = self.engine.chat(
-            list(messages), max_tokens=max_tokens, deadline=deadline, continue_from=continue_from
+            list(messages),
+            max_tokens=max_tokens,
+            deadline=deadline,
+            continue_from=continue_from,
+            on_text=on_text,
         )
         self.calls.append(
             Call(

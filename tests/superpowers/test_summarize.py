@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,10 +59,15 @@ class ScriptedEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         self.chats.append(list(messages))
         self.continued.append(continue_from)
-        text = continue_from + self._reply(messages)
+        reply = self._reply(messages)
+        if on_text is not None:
+            for word in re.findall(r"\S*\s*", reply):
+                on_text(word)
+        text = continue_from + reply
         return Completion(text, prompt_tokens=10, completion_tokens=5, truncated=False)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypedDict
 
@@ -52,7 +53,9 @@ class ChatEngine(Protocol):
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         """The assistant's answer to ``messages``. With ``continue_from``, the answer is made
-        to start with that text, which the returned text includes."""
+        to start with that text, which the returned text includes. With ``on_text``, each
+        piece of text is passed to it as it is generated (on the calling thread)."""
         ...
