@@ -484,9 +484,8 @@ async def test_streaming_sends_cumulative_started_frames_then_one_completed(
 
 @pytest.mark.model
 async def test_cancel_stops_generation_at_once(live_server: LiveServer, services: Services) -> None:
-    body = minimal_body(settings={"summaryFormat": "bullets"})
     async with threadwise(live_server) as client, client.connect() as connected:
-        correlation_id = await connected.send("summarize", body, stream=True)
+        correlation_id = await connected.send("summarize", minimal_body(), stream=True)
         frames = connected.replies(correlation_id, timeout=600)
         first = await anext(frames)
         assert first["state"] == "started"  # the model is writing

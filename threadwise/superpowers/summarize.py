@@ -114,12 +114,16 @@ class DraftStream:
         return on_text
 
 
-def _summary_after_notes(text: str) -> str:
-    return text.partition("Summary:")[2].strip()
-
-
-def _summary_without_notes(text: str) -> str:
-    return _summary_after_notes(text) if "Summary:" in text else text.strip()
+def _summary_so_far(text: str) -> str:
+    """The summary part of an answer being written: after "Summary:" if the answer began
+    with notes ("Issue: …"), else all of it (the model sometimes skips the notes)."""
+    _, marker, summary = text.partition("Summary:")
+    if marker:
+        return summary.strip()
+    start = text.lstrip()
+    if start.startswith("Issue:") or "Issue:".startswith(start):
+        return ""  # notes, or perhaps the start of them: not for the reader
+    return text.strip()
 
 
 class Summarizer:
@@ -192,9 +196,7 @@ class Summarizer:
             summary,
             "summary",
             deadline,
-            on_text=english.step(_summary_after_notes if with_notes else _summary_without_notes)
-            if english
-            else None,
+            on_text=english.step(_summary_so_far) if english else None,
         )
         answer = parse_answer(said)
         if not answer.notes and job.form == "structured":
