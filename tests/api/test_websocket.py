@@ -18,12 +18,12 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import websockets
 from starlette.testclient import WebSocketDenialResponse
-from starlette.websockets import WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
@@ -31,7 +31,7 @@ from websockets.typing import Subprotocol
 from tests.api.sdk_frames import example_params, sdk_frame
 from tests.api.stack import BASE_DOMAIN, auth_stack, host
 from tests.conftest import LiveServer, minimal_body, serving
-from threadwise.api.websocket import close_reason, upgrade_credentials
+from threadwise.api.websocket import SocketSession, close_reason, upgrade_credentials
 from threadwise.auth.tokens import TokenIssuer
 from threadwise.client import ThreadwiseClient, ThreadwiseError
 from threadwise.config import Settings
@@ -40,6 +40,7 @@ from threadwise.services import Services
 pytestmark = pytest.mark.anyio
 
 FAST = {"translationMode": "fast"}
+ID = "89012345-6789-0123-456789abcdef"  # the SDK examples' request id: not a UUID
 # Plainly English, so that its fast tier is Apertium, never the model (a short "Hi" may be
 # taken for German, which only the model translates).
 ENGLISH = "Good morning, my parcel has not arrived yet."
@@ -363,6 +364,33 @@ async def test_cancel_removes_a_queued_request(live_server: LiveServer, services
             # The socket goes on; a cancel for a request already answered is ignored.
             await connected.cancel(correlation_id)
             await connected.translate(translate_body(ENGLISH))
+
+
+async def test_cancel_read_with_its_request_answers_before_the_request_starts(
+    services: Services,
+) -> None:
+    """A request and its cancel in one read: the task is cancelled before it ever runs."""
+    sent: list[dict[str, Any]] = []
+
+    class Recorder:  # what the session's writer uses of a Starlette WebSocket
+        application_state = WebSocketState.CONNECTED
+
+        async def send_text(self, text: str) -> None:
+            sent.append(json.loads(text))
+
+    session = SocketSession(cast(WebSocket, Recorder()), services, "unused", None)
+    writer = asyncio.create_task(session._write())
+    try:
+        session.on_frame(sdk_frame("translate", example_params(**FAST)))
+        session.on_frame(json.dumps({"action": "cancel", "headers": {"correlationId": ID}}))
+        await until(lambda: sent)
+        assert_reply_to(sent[0], ID, "translate", "error")
+        assert sent[0]["error"]["code"] == "REQUEST_CANCELLED"
+        assert not session.in_flight
+        await asyncio.sleep(0.1)
+        assert len(sent) == 1
+    finally:
+        writer.cancel()
 
 
 async def test_closing_a_socket_cancels_its_requests(

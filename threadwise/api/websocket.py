@@ -140,6 +140,7 @@ class SocketRequest:
     trace_id: str | None
     idempotency_key: str | None
     task: asyncio.Task[None] | None = None
+    request: Request | None = None  # once the body is read: its requestId and variant echo
     cancelled: bool = False
     finished: bool = False
 
@@ -279,6 +280,7 @@ class SocketSession:
             return
         request = SocketRequest(ids.correlation_id, ids.action, ids.trace_id, ids.idempotency_key)
         request.task = asyncio.create_task(self._answer(request, data, sdk=kind == "message"))
+        request.task.add_done_callback(lambda _: self._settled(request))
         self.in_flight.add(request)
 
     def _cancel(self, data: dict[str, Any], ids: _FrameIds) -> None:
@@ -296,7 +298,6 @@ class SocketSession:
     # --- a request -------------------------------------------------------------------------
 
     async def _answer(self, request: SocketRequest, data: dict[str, Any], *, sdk: bool) -> None:
-        body: MessageBody | None = None
         try:
             gate = self.services.auth.gate
             # The checks of a REST call, per message: the token may have expired or its
@@ -305,6 +306,7 @@ class SocketSession:
             body = (
                 validate(SocketMessage, data).payload if sdk else validate(SocketPlainMessage, data)
             )
+            request.request = body.request
             check_limits(body, self.services.limits)
             organization = body.request.context.organizationId
             await gate.admit(principal, organization, character_count(body))
@@ -312,17 +314,7 @@ class SocketSession:
         except ServiceError as exc:
             if exc.code is ErrorCode.PROCESSING_FAILED:
                 log.warning("websocket %s failed: %s", request.action, exc.message)
-            envelope = error_envelope(request.action, exc.code, exc.message, _of(body))
-        except asyncio.CancelledError:
-            if not request.cancelled or self._closed:
-                raise
-            envelope = error_envelope(
-                request.action,
-                ErrorCode.REQUEST_CANCELLED,
-                f"The request {request.correlation_id!r} was cancelled, as asked; it was "
-                "stopped before it finished.",
-                _of(body),
-            )
+            envelope = error_envelope(request.action, exc.code, exc.message, request.request)
         except Exception:
             log.exception("unexpected error answering a websocket %s", request.action)
             envelope = error_envelope(
@@ -330,12 +322,28 @@ class SocketSession:
                 ErrorCode.PROCESSING_FAILED,
                 "The request failed inside the service; it has been logged. Retry it; if it "
                 "keeps failing, report the request ID.",
-                _of(body),
+                request.request,
             )
-        finally:
-            request.finished = True
-            self.in_flight.discard(request)
+        request.finished = True  # before the answer: a late partial must not follow it
         self._send(request, envelope)
+
+    def _settled(self, request: SocketRequest) -> None:
+        """A request's task is done: answered, or cancelled (perhaps before it even started,
+        when its cancel came in the same read as the request itself)."""
+        request.finished = True
+        self.in_flight.discard(request)
+        assert request.task is not None
+        if request.task.cancelled() and request.cancelled and not self._closed:
+            self._send(
+                request,
+                error_envelope(
+                    request.action,
+                    ErrorCode.REQUEST_CANCELLED,
+                    f"The request {request.correlation_id!r} was cancelled, as asked; it was "
+                    "stopped before it finished.",
+                    request.request,
+                ),
+            )
 
     async def _run(self, request: SocketRequest, body: MessageBody) -> Envelope:
         """Call the superpower; with ``disableStream: false``, ``started`` frames carry the
@@ -434,10 +442,6 @@ def _frame_ids(data: dict[str, Any]) -> _FrameIds:
         trace_id if isinstance(trace_id, str) else None,
         key if isinstance(key, str) else None,
     )
-
-
-def _of(body: MessageBody | None) -> Request | None:
-    return body.request if body is not None else None
 
 
 def _shown(value: Any) -> str:
