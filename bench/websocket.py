@@ -302,8 +302,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300, help="per path, for latency")
     parser.add_argument("--idle", type=int, default=500, help="idle sockets")
     parser.add_argument("--busy", type=int, default=20, help="busy sockets")
-    parser.add_argument("--each", type=int, default=50, help="requests per busy socket")
-    parser.add_argument("--rounds", type=int, default=3, help="without/with idle rounds")
+    parser.add_argument("--each", type=int, default=100, help="requests per busy socket")
+    parser.add_argument("--rounds", type=int, default=6, help="without/with idle rounds")
     asyncio.run(bench(parser.parse_args()))
 
 
