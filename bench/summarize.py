@@ -20,7 +20,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +86,7 @@ class Recorder:
         deadline: Deadline | None = None,
         continue_from: str = "",
         stop: Sequence[str] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         started = time.perf_counter()
         completion = self.engine.chat(
@@ -94,6 +95,7 @@ class Recorder:
             deadline=deadline,
             continue_from=continue_from,
             stop=stop,
+            on_text=on_text,
         )
         self.calls.append(
             Call(

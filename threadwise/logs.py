@@ -59,10 +59,22 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class RefusedUpgradeIsNoError(logging.Filter):
+    """Drop uvicorn's error for a WebSocket upgrade answered with an HTTP response (a 401 for
+    a missing token): it reports every such refusal as "returned without completing handshake",
+    but the endpoint always either accepts or refuses on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "ASGI callable returned without completing handshake."
+
+
 def log_config(level: str = "INFO") -> dict[str, Any]:
     """uvicorn's logging configuration, plus ours, every handler filtered."""
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    config["filters"] = {"redact": {"()": RedactSecrets}}
+    config["filters"] = {
+        "redact": {"()": RedactSecrets},
+        "refused_upgrade": {"()": RefusedUpgradeIsNoError},
+    }
     config["formatters"]["threadwise"] = {"format": "%(levelname)s %(name)s: %(message)s"}
     config["handlers"]["threadwise"] = {
         "class": "logging.StreamHandler",
@@ -70,7 +82,7 @@ def log_config(level: str = "INFO") -> dict[str, Any]:
         "stream": "ext://sys.stderr",
     }
     for handler in config["handlers"].values():
-        handler["filters"] = ["redact"]
+        handler["filters"] = ["redact", "refused_upgrade"]
     config["root"] = {"handlers": ["threadwise"], "level": level}
     # Alembic announces its dialect on every start; only its problems are news.
     config["loggers"]["alembic"] = {"level": "WARNING"}

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
+from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
 from threadwise.api.routes import auth, languages, operations, superpowers
 from threadwise.services import Services
@@ -45,6 +46,8 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         try:
             yield
         finally:
+            # Under `threadwise serve` the sockets are closed before this (api/server.py).
+            await sockets.close_all(services.settings.websocket_shutdown_seconds)
             if manage_services:
                 services.close()
 
@@ -54,11 +57,14 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         summary=f"Superpowers message API, interface {INTERFACE_VERSION}",
         lifespan=lifespan,
     )
+    sockets = websocket.SocketRegistry()
     app.state.services = services
+    app.state.sockets = sockets
     install_error_handlers(app)
     app.include_router(operations.router)
     app.include_router(auth.router)
     app.include_router(superpowers.router)
     app.include_router(languages.router)
+    app.include_router(websocket.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
@@ -102,6 +102,7 @@ class LlamaCppEngine:
         deadline: Deadline | None = None,
         continue_from: str = "",
         stop: Sequence[str] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         from llama_cpp import LogitsProcessorList
 
@@ -115,33 +116,56 @@ class LlamaCppEngine:
         )
 
         eos = llm.token_eos()
+        generated = 0
 
         def end_when_stopped(_tokens: Any, scores: Any) -> Any:
-            # Past the deadline (or cancelled), force end-of-sequence so generation stops at
-            # the next token; the check after the call then reports why.
+            # Called once per token, before it is sampled. Past the deadline (or cancelled),
+            # force end-of-sequence so generation stops at the next token; the check after
+            # the call then reports why.
+            nonlocal generated
+            generated += 1
             if deadline is not None and deadline.stop_requested():
                 scores[:] = -float("inf")
                 scores[eos] = 0.0
             return scores
 
-        response: Any = llm.create_completion(
-            prompt=prompt,
-            max_tokens=max_tokens,
-            stop=[*_as_list(rendered.stop), *stop],
-            temperature=0.0,
-            top_k=1,
-            repeat_penalty=1.0,
-            logits_processor=LogitsProcessorList([end_when_stopped]),
-        )
+        arguments: dict[str, Any] = {
+            "prompt": prompt,
+            "max_tokens": max_tokens,
+            "stop": [*_as_list(rendered.stop), *stop],
+            "temperature": 0.0,
+            "top_k": 1,
+            "repeat_penalty": 1.0,
+            "logits_processor": LogitsProcessorList([end_when_stopped]),
+        }
+        if on_text is None:
+            response: Any = llm.create_completion(**arguments)
+            choice = response["choices"][0]
+            text, finish_reason = choice["text"], choice.get("finish_reason")
+            prompt_tokens = int(response["usage"]["prompt_tokens"])
+            completion_tokens = int(response["usage"]["completion_tokens"])
+        else:
+            chunks = cast(Iterator[Any], llm.create_completion(**arguments, stream=True))
+            pieces: list[str] = []
+            finish_reason = None
+            for chunk in chunks:
+                piece = chunk["choices"][0]
+                if piece["text"]:
+                    pieces.append(piece["text"])
+                    on_text(piece["text"])
+                finish_reason = piece.get("finish_reason") or finish_reason
+            text = "".join(pieces)
+            # A stream reports no usage: the prompt is what was sent, and every token sampled
+            # went through the logits processor once (the end-of-sequence one too).
+            prompt_tokens = len(prompt)
+            completion_tokens = generated - 1 if finish_reason == "stop" else generated
         if deadline is not None:
             deadline.check()
-        choice = response["choices"][0]
-        usage = response["usage"]
         return Completion(
-            text=(continue_from + choice["text"]).strip(),
-            prompt_tokens=int(usage["prompt_tokens"]),
-            completion_tokens=int(usage["completion_tokens"]),
-            truncated=choice.get("finish_reason") == "length",
+            text=(continue_from + text).strip(),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            truncated=finish_reason == "length",
         )
 
 

@@ -10,6 +10,7 @@ for the model's context is taken in parts whose notes are then combined.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +88,44 @@ class Answer:
         return "" if value.lower().rstrip(".") in ("", "none", "n/a", "nothing") else value
 
 
+class DraftStream:
+    """Passes the summary on as the model writes its first draft: the cumulative text of the
+    summary (after the notes' "Summary:"), or of its translation when another language is
+    asked for. Later revisions are not streamed; the final text comes with the answer."""
+
+    def __init__(self, on_partial: Callable[[str], None]) -> None:
+        self.on_partial = on_partial
+        self.sent = ""
+
+    def step(self, extract: Callable[[str], str]) -> Callable[[str], None] | None:
+        """The ``on_text`` hook for one generation, whose text so far ``extract`` turns into
+        the partial summary; ``None`` once a draft has been streamed."""
+        if self.sent:
+            return None
+        pieces: list[str] = []
+
+        def on_text(piece: str) -> None:
+            pieces.append(piece)
+            partial = extract("".join(pieces))
+            if partial and partial != self.sent:
+                self.sent = partial
+                self.on_partial(partial)
+
+        return on_text
+
+
+def _summary_so_far(text: str) -> str:
+    """The summary part of an answer being written: after "Summary:" if the answer began
+    with notes ("Issue: …"), else all of it (the model sometimes skips the notes)."""
+    _, marker, summary = text.partition("Summary:")
+    if marker:
+        return summary.strip()
+    start = text.lstrip()
+    if start.startswith("Issue:") or "Issue:".startswith(start):
+        return ""  # notes, or perhaps the start of them: not for the reader
+    return text.strip()
+
+
 class Summarizer:
     def __init__(
         self,
@@ -122,9 +161,15 @@ class Summarizer:
             max_chars=request.settings.maxResponseLength or None,
         )
 
-    def run(self, job: SummaryJob, deadline: Deadline) -> Summary:
-        """Write the summary. Uses the engine: call it only from the engine's work queue."""
+    def run(
+        self, job: SummaryJob, deadline: Deadline, stream: DraftStream | None = None
+    ) -> Summary:
+        """Write the summary. Uses the engine: call it only from the engine's work queue.
+        With ``stream``, the first draft is passed on as it is written."""
         summary = Summary(text="", language=job.language, engine=self.engine.name)
+        if job.form == "structured":
+            stream = None  # rendered from the notes: there is no draft to show
+        english = stream if job.language_code == "en" else None
         transcript = job.transcript
         with_notes = self.options.notes or job.form == "structured"
         budget = self.engine.context_size - _CONTEXT_RESERVE - self._system_size()
@@ -145,7 +190,15 @@ class Summarizer:
             {"role": "system", "content": system},
             {"role": "user", "content": f"{ask}\n\n{instruction}" if instruction else ask},
         ]
-        answer = parse_answer(self._say(chat, _MAX_TOKENS[job.form], summary, "summary", deadline))
+        said = self._say(
+            chat,
+            _MAX_TOKENS[job.form],
+            summary,
+            "summary",
+            deadline,
+            on_text=english.step(_summary_so_far) if english else None,
+        )
+        answer = parse_answer(said)
         if not answer.notes and job.form == "structured":
             chat.append({"role": "user", "content": prompts.NOTES_ONLY})
             said = self._say(chat, _MAX_TOKENS[job.form], summary, "notes again", deadline)
@@ -161,6 +214,7 @@ class Summarizer:
                 "summary continued",
                 deadline,
                 continue_from=f"{answer.notes}\nSummary:",
+                on_text=english.step(str.strip) if english else None,
             )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         summary.notes = answer.notes
@@ -177,7 +231,7 @@ class Summarizer:
             draft = self._checked(chat, draft, job, summary, deadline)
         draft = fit_length(draft, job.max_chars)
         if job.language_code != "en":
-            draft = self._translated(chat, draft, job, summary, deadline)
+            draft = self._translated(chat, draft, job, summary, deadline, stream)
         summary.text = fit_length(draft, job.max_chars)
         return summary
 
@@ -298,6 +352,7 @@ class Summarizer:
         job: SummaryJob,
         summary: Summary,
         deadline: Deadline,
+        stream: DraftStream | None = None,
     ) -> str:
         """The draft in the requested language, by the model; its language is verified, and a
         sentence that gained a number or ID on the way is dropped."""
@@ -314,7 +369,9 @@ class Summarizer:
         for step, system, template in attempts:
             ask = template.format(language=job.language_name, text=draft)
             request: list[ChatMessage] = [system, {"role": "user", "content": ask}]
-            text = clean_translation(self._say(request, max_tokens, summary, step, deadline))
+            on_text = stream.step(clean_translation) if stream else None
+            said = self._say(request, max_tokens, summary, step, deadline, on_text=on_text)
+            text = clean_translation(said)
             if not text or self.identifier.detect(text) != job.language_code:
                 continue
             if check_facts(text, source, names=False).ok:
@@ -338,10 +395,15 @@ class Summarizer:
         step: str,
         deadline: Deadline,
         continue_from: str = "",
+        on_text: Callable[[str], None] | None = None,
     ) -> str:
         deadline.check()
         completion = self.engine.chat(
-            chat, max_tokens=max_tokens, deadline=deadline, continue_from=continue_from
+            chat,
+            max_tokens=max_tokens,
+            deadline=deadline,
+            continue_from=continue_from,
+            on_text=on_text,
         )
         summary.count(completion, step)
         text = completion.text.strip()
@@ -359,10 +421,22 @@ class SummarizeSuperpower:
         self.queue = queue
         self.timeout_seconds = timeout_seconds
 
-    async def __call__(self, body: MessageBody) -> list[ResponseItem]:
+    async def __call__(
+        self, body: MessageBody, on_partial: Callable[[str], None] | None = None
+    ) -> list[ResponseItem]:
+        """The summary; with ``on_partial``, the draft so far is passed to it (on the event
+        loop) as the model writes it, before this returns."""
         job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
         deadline = Deadline(self.timeout_seconds)
-        summary = await self.queue.run(lambda: self.summarizer.run(job, deadline), deadline)
+        stream = None
+        if on_partial is not None:
+            loop = asyncio.get_running_loop()
+
+            def to_loop(text: str) -> None:  # called on the engine's thread
+                loop.call_soon_threadsafe(on_partial, text)
+
+            stream = DraftStream(to_loop)
+        summary = await self.queue.run(lambda: self.summarizer.run(job, deadline, stream), deadline)
         return [
             ResponseItem(
                 content=summary.text,
