@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set everything up first.
-.PHONY: setup serve test lint bench bench-auth bench-translate
+.PHONY: setup serve test lint bench bench-auth bench-translate bench-websocket
 
 setup:
 	@scripts/setup.sh
@@ -25,3 +25,6 @@ bench-auth: setup
 
 bench-translate: setup
 	.venv/bin/python -m bench.translate --latency --throughput --markdown
+
+bench-websocket: setup
+	.venv/bin/python -m bench.websocket

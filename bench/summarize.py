@@ -20,7 +20,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +86,8 @@ class Recorder:
         deadline: Deadline | None = None,
         continue_from: str = "",
         keep: bool = False,
+        stop: Sequence[str] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         started = time.perf_counter()
         completion = self.engine.chat(
@@ -94,6 +96,8 @@ class Recorder:
             deadline=deadline,
             continue_from=continue_from,
             keep=keep,
+            stop=stop,
+            on_text=on_text,
         )
         self.calls.append(
             Call(

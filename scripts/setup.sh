@@ -28,6 +28,9 @@ apertium_files=(
 for entry in "${apertium_files[@]}"; do
   [ -e "${entry#*:}" ] || missing+=("${entry%%:*}")
 done
+# Node.js runs examples/node-sdk, the WebSocket API from the official client's side (tested).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing system packages: ${missing[*]} python3-dev build-essential"
@@ -56,6 +59,16 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -e '.[model,dev]'
   echo "$want" > "$stamp"
+fi
+
+# --- Node.js example's packages ----------------------------------------------------------------
+node_stamp=examples/node-sdk/node_modules/.threadwise-deps
+node_want=$(cat examples/node-sdk/package.json examples/node-sdk/package-lock.json | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$node_stamp" 2>/dev/null)" != "$node_want" ]; then
+  say "installing the Node.js example's packages (examples/node-sdk)"
+  # install, not ci: the official SDK is an optional dependency the registry may not have.
+  (cd examples/node-sdk && npm install --no-audit --no-fund --loglevel=error)
+  echo "$node_want" > "$node_stamp"
 fi
 
 # --- the model -------------------------------------------------------------------------------

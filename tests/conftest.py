@@ -4,7 +4,12 @@ import json
 import logging
 import os
 import secrets
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from threadwise.api.app import create_app
+from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL
 from threadwise.services import Services, build_services
@@ -35,6 +41,9 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         translation_timeout_seconds=180,
         # On a machine shared with other work, a nice model would wait for it.
         llm_nice=0,
+        # Tests send the same bodies again and mean it: no answer from a cache (the tests of
+        # the cache turn it on).
+        result_cache_ttl_seconds=0,
     )
 
 
@@ -59,6 +68,76 @@ def client(services: Services) -> Iterator[TestClient]:
         assert response.status_code == 200, response.text
         test_client.headers["Authorization"] = f"Bearer {response.json()['access_token']}"
         yield test_client
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """The app on uvicorn on 127.0.0.1, and a client registered for org-1 and org-bench."""
+
+    url: str
+    client_id: str
+    client_secret: str
+    server: Server
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://", 1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(services: Services, settings: Settings) -> Iterator[Server]:
+    """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
+    app = create_app(services, manage_services=False)
+    server = build_server(
+        app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
+    )
+    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+
+
+def wait_until_ready(services: Services, seconds: float = 180) -> None:
+    deadline = time.monotonic() + seconds
+    while not services.ready:
+        assert services.load_error is None, services.load_error
+        assert time.monotonic() < deadline, f"the engines did not load within {seconds:g} s"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def live_server(services: Services, settings: Settings) -> Iterator[LiveServer]:
+    """A real server on a real socket, its engines loaded."""
+    wait_until_ready(services)
+    # Limits high enough for the tests' bursts: they check answers, not rate limits.
+    registered = services.auth.clients.create(
+        "default",
+        ["org-1", "org-bench"],
+        "live tests",
+        requests_per_minute=1_000_000,
+        characters_per_minute=1_000_000_000,
+    )
+    with serving(services, settings) as server:
+        yield LiveServer(
+            f"http://127.0.0.1:{server.config.port}",
+            registered.client.client_id,
+            registered.client_secret,
+            server,
+        )
 
 
 def service_url(variable: str) -> str:

@@ -37,10 +37,8 @@ def _progress(message: str) -> None:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
-
     from threadwise.api.app import create_app
-    from threadwise.api.server import GracefulServer
+    from threadwise.api.server import build_server
     from threadwise.services import build_services
 
     services = build_services(settings, _progress)
@@ -50,15 +48,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if first_client is not None:
         print(first_run_instructions(first_client, host, port, settings.base_domain), flush=True)
     _progress(f"serving on http://{host}:{port} (model loads in the background; see /readyz)")
-    config = uvicorn.Config(
-        create_app(services),
-        host=host,
-        port=port,
-        log_config=log_config(settings.log_level, settings.log_format),
-        # The drain has already waited for the work in flight; this bounds what is left.
-        timeout_graceful_shutdown=5,
-    )
-    GracefulServer(config, services.lifecycle, settings.shutdown_grace_seconds).run()
+    build_server(create_app(services), settings, host, port).run()
     return 0
 
 

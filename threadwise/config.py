@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     llm_scheduling: Literal["priority", "fifo"] = "priority"
     # The model's threads run this much nicer than the rest of the process (0-19), so that the
     # fast engines and the HTTP loop are not slowed by generation on a small machine.
-    llm_nice: int = Field(default=19, ge=0, le=19)
+    llm_nice: int = Field(default=10, ge=0, le=19)
     # llama.cpp states of long prompts (a conversation already summarized) kept in memory so
     # that a later prompt extending one is processed only from where it differs; 0: none.
     llm_prefix_cache_mb: int = Field(default=256, ge=0)
@@ -99,10 +99,22 @@ class Settings(BaseSettings):
     translation_threads: int = Field(default=2, ge=1)
     translation_queue_size: int = Field(default=32, ge=1)
 
+    # A REST body, or a WebSocket frame (a larger frame closes its socket with 1009).
     max_body_bytes: int = Field(default=512 * 1024, ge=1024)
     max_conversations: int = Field(default=50, ge=1)
     max_messages: int = Field(default=2000, ge=1)
     max_message_chars: int = Field(default=32_000, ge=1)
+
+    # WebSocket (/ and /ws). Requests one socket may have in flight; one more is answered
+    # OVERLOADED at once.
+    websocket_max_in_flight: int = Field(default=32, ge=1)
+    # The server pings every socket this often, and closes one whose pong is this late: idle
+    # sockets stay open through proxies, dead ones are found.
+    websocket_ping_interval_seconds: float = Field(default=20.0, gt=0)
+    websocket_ping_timeout_seconds: float = Field(default=20.0, gt=0)
+    # At shutdown, how long in-flight WebSocket requests may take to be answered before their
+    # sockets are closed (1001) regardless.
+    websocket_shutdown_seconds: float = Field(default=30.0, ge=0)
 
     # Production refuses the conveniences of local use: a generated signing key and the
     # first-run development client.

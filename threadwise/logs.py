@@ -61,6 +61,15 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class RefusedUpgradeIsNoError(logging.Filter):
+    """Drop uvicorn's error for a WebSocket upgrade answered with an HTTP response (a 401 for
+    a missing token): it reports every such refusal as "returned without completing handshake",
+    but the endpoint always either accepts or refuses on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "ASGI callable returned without completing handshake."
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, and a record's ``fields``."""
 
@@ -87,7 +96,10 @@ def log_config(level: str = "INFO", style: str = "text") -> dict[str, Any]:
     """uvicorn's logging configuration, plus ours, every handler filtered; with ``json``,
     every line is a JSON object and the request lines replace uvicorn's access log."""
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    config["filters"] = {"redact": {"()": RedactSecrets}}
+    config["filters"] = {
+        "redact": {"()": RedactSecrets},
+        "refused_upgrade": {"()": RefusedUpgradeIsNoError},
+    }
     config["formatters"]["threadwise"] = {"format": "%(levelname)s %(name)s: %(message)s"}
     if style == "json":
         for name in ("threadwise", "default", "access"):
@@ -99,7 +111,7 @@ def log_config(level: str = "INFO", style: str = "text") -> dict[str, Any]:
         "stream": "ext://sys.stderr",
     }
     for handler in config["handlers"].values():
-        handler["filters"] = ["redact"]
+        handler["filters"] = ["redact", "refused_upgrade"]
     config["root"] = {"handlers": ["threadwise"], "level": level}
     # Alembic announces its dialect on every start; only its problems are news.
     config["loggers"]["alembic"] = {"level": "WARNING"}

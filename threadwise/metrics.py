@@ -28,7 +28,8 @@ class Metrics(SchedulerObserver):
         )
         self.refusals = Counter(
             "threadwise_refusals",
-            "Requests refused before any work, by operation and reason.",
+            "Requests refused before any work (or given up by their client), by operation "
+            "and reason.",
             ["operation", "reason"],
             registry=r,
         )

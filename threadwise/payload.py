@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from threadwise.errors import ServiceError
@@ -22,20 +22,28 @@ class PayloadLimits:
 
 _MISSING_TYPES = frozenset({"missing"})
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def parse_message_body(data: Any, limits: PayloadLimits) -> MessageBody:
     if not isinstance(data, dict):
         raise ServiceError(
             ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
             f"The body must be a JSON object with 'session' and 'request', "
-            f"got a JSON {_json_type(data)}.",
+            f"got a JSON {json_type(data)}.",
         )
+    body = validate(MessageBody, data)
+    check_limits(body, limits)
+    return body
+
+
+def validate(model: type[M], data: Any) -> M:
+    """``data`` as ``model``; ``REQUIRED_FIELDS_MISSING`` or ``PAYLOAD_SCHEMA_MISMATCH``
+    naming the fields otherwise."""
     try:
-        body = MessageBody.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise _to_service_error(exc.errors()) from None
-    _check_limits(body, limits)
-    return body
 
 
 def field_path(loc: Sequence[int | str]) -> str:
@@ -64,7 +72,7 @@ def _to_service_error(errors: list[ErrorDetails]) -> ServiceError:
     )
 
 
-def _check_limits(body: MessageBody, limits: PayloadLimits) -> None:
+def check_limits(body: MessageBody, limits: PayloadLimits) -> None:
     conversations = body.request.scope.conversations
     if len(conversations) > limits.max_conversations:
         raise ServiceError(
@@ -90,7 +98,7 @@ def _check_limits(body: MessageBody, limits: PayloadLimits) -> None:
                 )
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     if isinstance(value, str):

@@ -6,7 +6,7 @@ IDs are opaque strings, an empty string counts as absent, unknown keys are ignor
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -169,6 +169,65 @@ class MessageBody(_Model):
     request: Request
 
 
+# --- WebSocket frames in (wire-protocol.md §3; decisions.md §9) ------------------------------
+
+
+class SocketRequestHeaders(BaseModel):
+    """The headers of a request frame. The official client sends all of these but
+    ``timestamp``, ``tenantId`` and ``networkLatencyMs``; only ``correlationId`` and ``action``
+    are read (``traceId`` and ``idempotencyKey`` are echoed). IDs are opaque strings."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    correlationId: str | None = None
+    action: str | None = None
+    schemaRef: str | None = None
+    sdkVersion: str | None = None
+    identifier: str | None = None
+    traceId: str | None = None
+    idempotencyKey: str | None = None
+    timestamp: str | None = None
+    issuedAt: str | None = None
+    tenantId: str | None = None
+    networkLatencyMs: float | str | None = None
+
+
+class SocketMessage(BaseModel):
+    """A request as the official client frames it: the superpower in ``headers.action``, the
+    body in ``payload`` (which may also carry a copy of the caller's ``headers``)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    action: Literal["message"]
+    headers: SocketRequestHeaders
+    payload: MessageBody
+
+
+class SocketPlainMessage(MessageBody):
+    """A request without the SDK's envelope: the body itself, naming its superpower in
+    ``headers.action`` or ``actionType``, its correlation id in ``headers.correlationId`` or
+    ``correlationId`` (else ``request.requestId``)."""
+
+    headers: SocketRequestHeaders = SocketRequestHeaders()
+    actionType: str | None = None
+    correlationId: str | None = None
+
+
+class SocketCancelHeaders(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    correlationId: Annotated[str, Field(min_length=1)]
+
+
+class SocketCancel(BaseModel):
+    """Stop the requests in flight on this socket with this correlation id (an extension)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    action: Literal["cancel"]
+    headers: SocketCancelHeaders
+
+
 # --- response ------------------------------------------------------------------------------
 
 
@@ -217,6 +276,26 @@ class Envelope(BaseModel):
         # A success frame must not carry an `error` key at all: the SDK treats any
         # top-level `error` as a failure.
         return self.model_dump(mode="json", exclude_none=True)
+
+
+class SocketReplyHeaders(BaseModel):
+    correlationId: str | None = None
+    action: str
+    schemaRef: Literal["optave.response.v3", "optave.error.v3"]
+    identifier: Literal["message"] = "message"
+    issuedAt: str
+    traceId: str | None = None
+    idempotencyKey: str | None = None
+
+
+class SocketReply(Envelope):
+    """A WebSocket reply: the flat envelope, with the request's correlation id (echoed as sent)
+    in ``headers`` and at the top level, where the official client looks for it. Never a
+    ``payload`` key: the client does not look inside one."""
+
+    headers: SocketReplyHeaders
+    # Absent only when the frame answered had none that could be read (not JSON, say).
+    correlationId: str | None = None
 
 
 class ErrorCode(StrEnum):
@@ -282,19 +361,25 @@ _RETRYABLE = frozenset(
 
 
 def completed_envelope(
-    action_type: str, items: list[ResponseItem], request: Request | None = None
+    action_type: str,
+    items: list[ResponseItem],
+    request: Request | None = None,
+    state: Literal["started", "completed"] = "completed",
 ) -> Envelope:
-    """A success with one result (summarize)."""
-    return results_envelope(action_type, [items], request)
+    """A success with one result (summarize); ``started`` for a partial one while streaming."""
+    return results_envelope(action_type, [items], request, state)
 
 
 def results_envelope(
-    action_type: str, results: list[list[ResponseItem]], request: Request | None = None
+    action_type: str,
+    results: list[list[ResponseItem]],
+    request: Request | None = None,
+    state: Literal["started", "completed"] = "completed",
 ) -> Envelope:
     """A success with one result per list of items (translate: one per target language)."""
     return Envelope(
         actionType=action_type,
-        state="completed",
+        state=state,
         message=ResultMessage(results=[Result(response=items) for items in results]),
         requestId=request.requestId if request else None,
         variant=_variant(request),
@@ -314,6 +399,27 @@ def error_envelope(
         requestId=request.requestId if request else None,
         variant=_variant(request),
     )
+
+
+def socket_reply(
+    envelope: Envelope,
+    correlation_id: str | None,
+    action: str,
+    trace_id: str | None = None,
+    idempotency_key: str | None = None,
+) -> SocketReply:
+    """``envelope`` as a WebSocket reply to the request with ``correlation_id``."""
+    issued_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    headers = SocketReplyHeaders(
+        correlationId=correlation_id,
+        action=action,
+        schemaRef="optave.error.v3" if envelope.state == "error" else "optave.response.v3",
+        issuedAt=issued_at,
+        traceId=trace_id,
+        idempotencyKey=idempotency_key,
+    )
+    fields = {name: getattr(envelope, name) for name in Envelope.model_fields}
+    return SocketReply(**fields, headers=headers, correlationId=correlation_id)
 
 
 def _variant(request: Request | None) -> str | None:

@@ -72,7 +72,10 @@ def test_a_repeated_idempotency_key_returns_the_first_answer(client: TestClient)
     assert error["code"] == "IDEMPOTENCY_KEY_REUSED" and "different request" in error["message"]
 
 
-def test_the_same_request_again_comes_from_the_result_cache(client: TestClient) -> None:
+def test_the_same_request_again_comes_from_the_result_cache(
+    client: TestClient, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services.operations, "results_ttl_seconds", 3600)
     body = fast_body()
     hits = metric(client, "threadwise_cache_lookups_total", cache="result", outcome="hit")
     first = client.post("/message/translate", json=body)
@@ -184,13 +187,12 @@ def test_a_dropped_connection_takes_its_job_out_of_the_queue(
             f"POST /message/summarize HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {token}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
         ).encode() + payload
-        connection = socket.create_connection(("127.0.0.1", server))
-        connection.sendall(request)
-        deadline = time.monotonic() + 10
-        while services.llm_queue.waiting == 0:
-            assert time.monotonic() < deadline, "the summary never queued"
-            time.sleep(0.02)
-        connection.close()
+        with socket.create_connection(("127.0.0.1", server)) as connection:
+            connection.sendall(request)
+            deadline = time.monotonic() + 10
+            while services.llm_queue.waiting == 0:
+                assert time.monotonic() < deadline, "the summary never queued"
+                time.sleep(0.02)
         deadline = time.monotonic() + 5
         while services.llm_queue.waiting:
             assert time.monotonic() < deadline, "the abandoned job stayed in the queue"

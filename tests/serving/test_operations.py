@@ -33,7 +33,9 @@ class StandIn:
         self.delay = delay
         self.error: ServiceError | None = None
 
-    async def __call__(self, body: MessageBody, scope: str = "") -> list[list[ResponseItem]]:
+    async def __call__(
+        self, body: MessageBody, on_partial: Any = None, *, scope: str = ""
+    ) -> list[list[ResponseItem]]:
         self.calls += 1
         await asyncio.sleep(self.delay)
         if self.error is not None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from threadwise.protocol import ErrorCode
 from threadwise.superpowers import prompts
 from threadwise.superpowers.summarize import (
     Answer,
+    DraftStream,
     Summarizer,
     SummaryOptions,
     concise,
@@ -59,10 +62,16 @@ class ScriptedEngine:
         deadline: Deadline | None = None,
         continue_from: str = "",
         keep: bool = False,
+        stop: Sequence[str] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         self.chats.append(list(messages))
         self.continued.append(continue_from)
-        text = continue_from + self._reply(messages)
+        reply = self._reply(messages)
+        if on_text is not None:
+            for word in re.findall(r"\S*\s*", reply):
+                on_text(word)
+        text = continue_from + reply
         return Completion(text, prompt_tokens=10, completion_tokens=5, truncated=False)
 
 
@@ -321,3 +330,60 @@ def test_conversation_longer_than_the_context_is_taken_in_parts(
     assert all(f"message {i} " in sent for i in range(60))
     assert "Part 1:" in engine.chats[len(part_calls)][1]["content"]
     assert summary.text == "Ana reports parcel 7781 late."
+
+
+# --- streaming -------------------------------------------------------------------------------
+
+
+def streamed(
+    replies: list[str], identifier: LanguageIdentifier, **request: Any
+) -> tuple[str, list[str]]:
+    """The summary, and the partial summaries streamed while it was written."""
+    partials: list[str] = []
+    summarizer = Summarizer(ScriptedEngine(replies), identifier, SummaryOptions())
+    job = summarizer.plan(parse_message_body(minimal_body(**request), PayloadLimits()))
+    text = summarizer.run(job, Deadline(30), DraftStream(partials.append)).text
+    return text, partials
+
+
+def test_stream_shows_the_summary_as_written_never_the_notes(
+    identifier: LanguageIdentifier,
+) -> None:
+    text, partials = streamed(
+        [NOTES + "Summary: Ana reports parcel 7781 late; Bo sends a new one."], identifier
+    )
+    assert partials[0] == "Ana"
+    assert partials[-1] == text == "Ana reports parcel 7781 late; Bo sends a new one."
+    assert all(after.startswith(before) for before, after in itertools.pairwise(partials))
+    assert not any("Issue" in partial for partial in partials)
+
+
+def test_stream_of_an_answer_without_notes_starts_at_once(identifier: LanguageIdentifier) -> None:
+    text, partials = streamed(
+        ["- Ana's parcel 7781 is late.\n- Bo sends a new one."],
+        identifier,
+        settings={"summaryFormat": "bullets"},
+    )
+    assert partials[0] == "-" and partials[-1] == text
+
+
+def test_stream_of_another_language_is_the_translation(identifier: LanguageIdentifier) -> None:
+    text, partials = streamed(
+        [
+            NOTES + "Summary: Ana reports parcel 7781 late; Bo sends a new one.",
+            "Ana informa que el paquete 7781 llega tarde; Bo envía uno nuevo.",
+        ],
+        identifier,
+        settings={"overrideOutputLanguage": "es-ES"},
+    )
+    assert partials[-1] == text and partials[0] == "Ana"
+    assert not any("reports" in partial for partial in partials)  # not the English draft
+
+
+def test_structured_summary_is_not_streamed(identifier: LanguageIdentifier) -> None:
+    _, partials = streamed(
+        [NOTES + "Summary: Ana reports parcel 7781 late."],
+        identifier,
+        settings={"summaryFormat": "structured"},
+    )
+    assert partials == []

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
+from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
 from threadwise.api.records import RequestRecords
 from threadwise.api.routes import auth, languages, metrics, operations, superpowers
@@ -46,6 +47,8 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         try:
             yield
         finally:
+            # Under `threadwise serve` the sockets are closed before this (api/server.py).
+            await sockets.close_all(services.settings.websocket_shutdown_seconds)
             if manage_services:
                 services.close()
 
@@ -55,7 +58,9 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         summary=f"Superpowers message API, interface {INTERFACE_VERSION}",
         lifespan=lifespan,
     )
+    sockets = websocket.SocketRegistry()
     app.state.services = services
+    app.state.sockets = sockets
     install_error_handlers(app)
     app.include_router(operations.router)
     app.include_router(auth.router)
@@ -63,5 +68,6 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.include_router(languages.router)
     app.include_router(metrics.router)
     app.add_middleware(RequestRecords, services=services)
+    app.include_router(websocket.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

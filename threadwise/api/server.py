@@ -1,21 +1,45 @@
-"""uvicorn, with a graceful shutdown: on SIGTERM (or SIGINT) new work is refused with 503
-while what is in flight finishes, within the grace period; then the server stops and the
-process exits 0. A second signal stops it at once."""
+"""Run the app on uvicorn, configured for the WebSocket endpoint, with a graceful shutdown.
+
+On SIGTERM (or SIGINT) new work is refused with 503 while what is in flight finishes, within
+the grace period: REST requests, and WebSocket requests, whose sockets are then closed with
+1001 ("going away", with a reason; uvicorn alone would drop them at once with 1012). Then the
+server stops and the process exits 0. A second signal stops it at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 from types import FrameType
+from typing import Any
 
 import uvicorn
+from fastapi import FastAPI
 
+from threadwise.api.websocket import SocketRegistry
+from threadwise.config import Settings
+from threadwise.logs import log_config
 from threadwise.serving.lifecycle import Lifecycle
 
 
-class GracefulServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, lifecycle: Lifecycle, grace_seconds: float) -> None:
+class Server(uvicorn.Server):
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        sockets: SocketRegistry,
+        drain_seconds: float,
+        lifecycle: Lifecycle,
+        grace_seconds: float,
+    ) -> None:
         super().__init__(config)
+
+        async def close_sockets(grace: float) -> None:
+            await sockets.close_all(min(grace, drain_seconds))
+
+        # A drain closes this server's sockets once their requests are answered.
+        self._unhook = lifecycle.on_shutdown(close_sockets)
+        self.sockets = sockets
+        self.drain_seconds = drain_seconds
         self.lifecycle = lifecycle
         self.grace_seconds = grace_seconds
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -40,3 +64,33 @@ class GracefulServer(uvicorn.Server):
     async def _drained(self) -> None:
         await self.lifecycle.drain(self.grace_seconds)
         self.should_exit = True
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # Sockets still open (a shutdown without a drain): their requests get their answers.
+        await self.sockets.close_all(self.drain_seconds)
+        self._unhook()
+        await super().shutdown(sockets)
+
+
+def build_server(app: FastAPI, settings: Settings, host: str, port: int, **config: Any) -> Server:
+    """The server for ``app``; ``config`` overrides uvicorn settings (tests pass
+    ``log_config=None``)."""
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_config": log_config(settings.log_level, settings.log_format),
+        # A larger frame fails its connection with 1009 before it is read into memory.
+        "ws_max_size": settings.max_body_bytes,
+        "ws_ping_interval": settings.websocket_ping_interval_seconds,
+        "ws_ping_timeout": settings.websocket_ping_timeout_seconds,
+        # The drain has already waited for the work in flight; this bounds what is left.
+        "timeout_graceful_shutdown": 5,
+        **config,
+    }
+    return Server(
+        uvicorn.Config(app, **options),
+        app.state.sockets,
+        settings.websocket_shutdown_seconds,
+        app.state.services.lifecycle,
+        settings.shutdown_grace_seconds,
+    )

@@ -6,9 +6,9 @@ import ctypes
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -125,6 +125,8 @@ class LlamaCppEngine:
         deadline: Deadline | None = None,
         continue_from: str = "",
         keep: bool = False,
+        stop: Sequence[str] = (),
+        on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         llm = self._model()
         assert self._formatter is not None
@@ -138,7 +140,15 @@ class LlamaCppEngine:
         started = time.perf_counter()
         try:
             return self._complete(
-                llm, prompt, rendered.stop, max_tokens, deadline, keep, started, continue_from
+                llm,
+                prompt,
+                [*_as_list(rendered.stop), *stop],
+                max_tokens,
+                deadline,
+                started,
+                continue_from,
+                keep=keep,
+                on_text=on_text,
             )
         except ServiceError:
             raise
@@ -156,12 +166,14 @@ class LlamaCppEngine:
         self,
         llm: Llama,
         prompt: list[int],
-        stop: Any,
+        stop: list[str],
         max_tokens: int,
         deadline: Deadline | None,
-        keep: bool,
         started: float,
         continue_from: str,
+        *,
+        keep: bool,
+        on_text: Callable[[str], None] | None,
     ) -> Completion:
         from llama_cpp import LogitsProcessorList
 
@@ -171,46 +183,64 @@ class LlamaCppEngine:
 
         eos = llm.token_eos()
         first_token: list[float] = []
+        generated = 0
 
         def end_when_stopped(_tokens: Any, scores: Any) -> Any:
+            # Called once per token, before it is sampled. Past the deadline (or cancelled),
+            # force end-of-sequence so generation stops at the next token; the check after
+            # the call then reports why.
+            nonlocal generated
+            generated += 1
             if not first_token:
                 first_token.append(time.perf_counter())  # the prompt is processed
-            # Past the deadline (or cancelled), force end-of-sequence so generation stops at
-            # the next token; the check after the call then reports why.
             if deadline is not None and deadline.stop_requested():
                 scores[:] = -float("inf")
                 scores[eos] = 0.0
             return scores
 
-        response: Any = llm.create_completion(
-            prompt=prompt,
-            max_tokens=max_tokens,
-            stop=stop,
-            temperature=0.0,
-            top_k=1,
-            repeat_penalty=1.0,
-            logits_processor=LogitsProcessorList([end_when_stopped]),
-        )
+        arguments: dict[str, Any] = {
+            "prompt": prompt,
+            "max_tokens": max_tokens,
+            "stop": stop,
+            "temperature": 0.0,
+            "top_k": 1,
+            "repeat_penalty": 1.0,
+            "logits_processor": LogitsProcessorList([end_when_stopped]),
+        }
+        if on_text is None:
+            response: Any = llm.create_completion(**arguments)
+            choice = response["choices"][0]
+            text, finish_reason = choice["text"], choice.get("finish_reason")
+            prompt_tokens = int(response["usage"]["prompt_tokens"])
+            completion_tokens = int(response["usage"]["completion_tokens"])
+        else:
+            chunks = cast(Iterator[Any], llm.create_completion(**arguments, stream=True))
+            pieces: list[str] = []
+            finish_reason = None
+            for chunk in chunks:
+                piece = chunk["choices"][0]
+                if piece["text"]:
+                    pieces.append(piece["text"])
+                    on_text(piece["text"])
+                finish_reason = piece.get("finish_reason") or finish_reason
+            text = "".join(pieces)
+            # A stream reports no usage: the prompt is what was sent, and every token sampled
+            # went through the logits processor once (the end-of-sequence one too).
+            prompt_tokens = len(prompt)
+            completion_tokens = generated - 1 if finish_reason == "stop" else generated
         ended = time.perf_counter()
         if keep and self.prefix_states is not None:
             self._save(llm)
-        choice = response["choices"][0]
-        usage = response["usage"]
         if self._on_call is not None:
             generating = ended - first_token[0] if first_token else 0.0
-            self._on_call(
-                int(usage["prompt_tokens"]),
-                int(usage["completion_tokens"]),
-                ended - started,
-                generating,
-            )
+            self._on_call(prompt_tokens, completion_tokens, ended - started, generating)
         if deadline is not None:
             deadline.check()
         return Completion(
-            text=(continue_from + choice["text"]).strip(),
-            prompt_tokens=int(usage["prompt_tokens"]),
-            completion_tokens=int(usage["completion_tokens"]),
-            truncated=choice.get("finish_reason") == "length",
+            text=(continue_from + text).strip(),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            truncated=finish_reason == "length",
         )
 
     def _process_prompt(self, llm: Llama, prompt: list[int], deadline: Deadline | None) -> None:
@@ -275,3 +305,9 @@ class LlamaCppEngine:
         del data[written:]
         tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
         self.prefix_states.save(SavedState(tokens, data))
+
+
+def _as_list(stop: str | list[str] | None) -> list[str]:
+    if stop is None:
+        return []
+    return [stop] if isinstance(stop, str) else list(stop)

@@ -108,14 +108,14 @@ class Scheduler:
 
     @property
     def depth(self) -> int:
-        """Jobs waiting or running: what an autoscaler should scale on."""
+        """Requests waiting or running (not start-up work): what an autoscaler scales on."""
         with self._cond:
-            return len(self._waiting) + len(self._running)
+            return sum(j.order >= 0 for j in (*self._waiting, *self._running))
 
     @property
     def waiting(self) -> int:
         with self._cond:
-            return len(self._waiting)
+            return sum(j.order >= 0 for j in self._waiting)
 
     def saturated(self, priority: Priority = Priority.BATCH) -> bool:
         """Would a job of ``priority`` be refused now?"""
@@ -232,11 +232,11 @@ class Scheduler:
             job.deadline.cancel()  # running: it stops at its next deadline check
 
     def submit(self, work: Callable[[], T]) -> Future[T]:
-        """Queue start-up work (loading the model) ahead of everything, outside admission."""
+        """Queue start-up work (loading the model) ahead of everything, outside admission and
+        the counts."""
         job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, time.monotonic())
         with self._cond:
             self._waiting.append(job)
-            self._counts[Priority.INTERACTIVE] += 1
             self._cond.notify()
         return job.future
 
@@ -263,7 +263,8 @@ class Scheduler:
             self._execute(job)
             with self._cond:
                 self._running.remove(job)
-                self._counts[job.priority] -= 1
+                if job.order >= 0:
+                    self._counts[job.priority] -= 1
 
     def _check_time_left(self, job: _Job[Any]) -> None:
         """A job that waited so long it cannot finish in time is refused, not started: the
@@ -321,6 +322,7 @@ class Scheduler:
             self._closed = True
             for job in self._waiting:
                 job.future.cancel()
-                self._counts[job.priority] -= 1
+                if job.order >= 0:
+                    self._counts[job.priority] -= 1
             self._waiting.clear()
             self._cond.notify_all()

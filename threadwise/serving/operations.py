@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from threadwise.cache import Cache
@@ -61,8 +62,11 @@ class Operations:
         scope: str,
         record: RequestRecord,
         idempotency_key: str | None = None,
+        on_partial: Callable[[str], None] | None = None,
     ) -> Results:
-        """Answer ``body``; ``scope`` (tenant and organization) keeps caches and keys apart."""
+        """Answer ``body``; ``scope`` (tenant and organization) keeps caches and keys apart.
+        ``on_partial`` gets a summary's draft as the model writes it (not when the answer
+        comes from a cache or an earlier request with the key)."""
         record.operation = operation
         record.organization = body.request.context.organizationId
         record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
@@ -70,14 +74,20 @@ class Operations:
         try:
             async with self.lifecycle.working():
                 if idempotency_key is None:
-                    return await self._answer(operation, body, scope, record)
-                return await self._once(operation, body, scope, record, idempotency_key)
+                    return await self._answer(operation, body, scope, record, on_partial)
+                return await self._once(operation, body, scope, record, idempotency_key, on_partial)
         except ServiceError as exc:
             record.failed_with(exc)
             raise
 
     async def _once(
-        self, operation: Operation, body: MessageBody, scope: str, record: RequestRecord, key: str
+        self,
+        operation: Operation,
+        body: MessageBody,
+        scope: str,
+        record: RequestRecord,
+        key: str,
+        on_partial: Callable[[str], None] | None,
     ) -> Results:
         seconds = self._deadline_seconds(operation, body)
         claim = await self.idempotency.claim(
@@ -94,7 +104,7 @@ class Operations:
         record.idempotency = "waited then new" if claim.waited else "new"
         self._count("idempotency", "new")
         try:
-            results = await self._answer(operation, body, scope, record)
+            results = await self._answer(operation, body, scope, record, on_partial)
         except ServiceError as exc:
             await self._end_failed(claim, exc)
             raise
@@ -114,7 +124,12 @@ class Operations:
             )
 
     async def _answer(
-        self, operation: Operation, body: MessageBody, scope: str, record: RequestRecord
+        self,
+        operation: Operation,
+        body: MessageBody,
+        scope: str,
+        record: RequestRecord,
+        on_partial: Callable[[str], None] | None = None,
     ) -> Results:
         key = digest(
             {"scope": scope, "version": self.version, "operation": operation} | cache_content(body)
@@ -127,7 +142,7 @@ class Operations:
         else:
             self._count("result", "miss")
             if operation == "summarize":
-                results = [await self.summarize(body, scope=scope)]
+                results = [await self.summarize(body, on_partial, scope=scope)]
             else:
                 results = await self.translate(body)
             if not any("fallback" in (i.engine or "") for items in results for i in items):

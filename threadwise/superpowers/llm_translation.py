@@ -154,8 +154,13 @@ class LlmTranslator:
             {"role": "user", "content": ask},
         ]
         budget = 2 * self.engine.count_tokens(lines) + 8 * len(chunk) + 16
+        # A line numbered past the last is the model going on by itself: not worth waiting for.
         completion = self.engine.chat(
-            chat, max_tokens=budget, deadline=deadline, continue_from="1."
+            chat,
+            max_tokens=budget,
+            deadline=deadline,
+            continue_from="1.",
+            stop=[f"\n{len(chunk) + 1}."],
         )
         answers: dict[int, Parts] = {}
         for line in completion.text.splitlines():

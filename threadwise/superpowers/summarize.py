@@ -10,6 +10,7 @@ for the model's context is taken in parts whose notes are then combined.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -122,6 +123,44 @@ class Answer:
         return "" if value.lower().rstrip(".") in ("", "none", "n/a", "nothing") else value
 
 
+class DraftStream:
+    """Passes the summary on as the model writes its first draft: the cumulative text of the
+    summary (after the notes' "Summary:"), or of its translation when another language is
+    asked for. Later revisions are not streamed; the final text comes with the answer."""
+
+    def __init__(self, on_partial: Callable[[str], None]) -> None:
+        self.on_partial = on_partial
+        self.sent = ""
+
+    def step(self, extract: Callable[[str], str]) -> Callable[[str], None] | None:
+        """The ``on_text`` hook for one generation, whose text so far ``extract`` turns into
+        the partial summary; ``None`` once a draft has been streamed."""
+        if self.sent:
+            return None
+        pieces: list[str] = []
+
+        def on_text(piece: str) -> None:
+            pieces.append(piece)
+            partial = extract("".join(pieces))
+            if partial and partial != self.sent:
+                self.sent = partial
+                self.on_partial(partial)
+
+        return on_text
+
+
+def _summary_so_far(text: str) -> str:
+    """The summary part of an answer being written: after "Summary:" if the answer began
+    with notes ("Issue: …"), else all of it (the model sometimes skips the notes)."""
+    _, marker, summary = text.partition("Summary:")
+    if marker:
+        return summary.strip()
+    start = text.lstrip()
+    if start.startswith("Issue:") or "Issue:".startswith(start):
+        return ""  # notes, or perhaps the start of them: not for the reader
+    return text.strip()
+
+
 class Summarizer:
     def __init__(
         self,
@@ -158,16 +197,24 @@ class Summarizer:
         )
 
     def run(
-        self, job: SummaryJob, deadline: Deadline, memory: ThreadMemory | None = None
+        self,
+        job: SummaryJob,
+        deadline: Deadline,
+        stream: DraftStream | None = None,
+        memory: ThreadMemory | None = None,
     ) -> Summary:
         """Write the summary; from ``memory`` when the transcript extends the lines it covers.
-        Uses the engine: call it only from the engine's work queue."""
+        Uses the engine: call it only from the engine's work queue. With ``stream``, the
+        first draft is passed on as it is written."""
         summary = Summary(text="", language=job.language, engine=self.engine.name)
+        if job.form == "structured":
+            stream = None  # rendered from the notes: there is no draft to show
+        english = stream if job.language_code == "en" else None
         transcript = job.transcript
         with_notes = self.options.notes or job.form == "structured"
         budget = self.engine.context_size - _CONTEXT_RESERVE - self._system_size()
         if memory is not None and self._extends(memory, job, budget):
-            return self._continue(job, memory, summary, deadline)
+            return self._continue(job, memory, summary, deadline, stream)
         parts = split_lines(transcript.lines, budget, self.engine.count_tokens)
         who = transcript.who_is_who()
         if len(parts) == 1:
@@ -185,7 +232,15 @@ class Summarizer:
             {"role": "system", "content": system},
             {"role": "user", "content": f"{ask}\n\n{instruction}" if instruction else ask},
         ]
-        said = self._say(chat, _MAX_TOKENS[job.form], summary, "summary", deadline, keep=True)
+        said = self._say(
+            chat,
+            _MAX_TOKENS[job.form],
+            summary,
+            "summary",
+            deadline,
+            keep=True,
+            on_text=english.step(_summary_so_far) if english else None,
+        )
         answer = parse_answer(said)
         if not answer.notes and job.form == "structured":
             chat.append({"role": "user", "content": prompts.NOTES_ONLY})
@@ -203,10 +258,11 @@ class Summarizer:
                 deadline,
                 continue_from=f"{answer.notes}\nSummary:",
                 keep=True,
+                on_text=english.step(str.strip) if english else None,
             )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         extensible = len(parts) == 1 and with_notes and job.form != "structured"
-        return self._finish(job, chat, answer, summary, deadline, remember=extensible)
+        return self._finish(job, chat, answer, summary, deadline, stream, remember=extensible)
 
     def _extends(self, memory: ThreadMemory, job: SummaryJob, budget: int) -> bool:
         """Does the transcript extend what ``memory`` covers, and does it all fit?"""
@@ -220,7 +276,12 @@ class Summarizer:
         return used + new < budget + self._system_size()
 
     def _continue(
-        self, job: SummaryJob, memory: ThreadMemory, summary: Summary, deadline: Deadline
+        self,
+        job: SummaryJob,
+        memory: ThreadMemory,
+        summary: Summary,
+        deadline: Deadline,
+        stream: DraftStream | None,
     ) -> Summary:
         """The summary of a thread that grew since ``memory``: asked after the chat that
         summarized the earlier part (whose state the engine restores), with the new messages
@@ -244,9 +305,10 @@ class Summarizer:
             deadline,
             continue_from="Summary:",
             keep=True,
+            on_text=stream.step(str.strip) if stream and job.language_code == "en" else None,
         )
         answer = Answer(notes=memory.summary, summary=parse_answer(said).summary)
-        return self._finish(job, chat, answer, summary, deadline, remember=True)
+        return self._finish(job, chat, answer, summary, deadline, stream, remember=True)
 
     def _finish(
         self,
@@ -255,6 +317,7 @@ class Summarizer:
         answer: Answer,
         summary: Summary,
         deadline: Deadline,
+        stream: DraftStream | None,
         *,
         remember: bool,
     ) -> Summary:
@@ -283,7 +346,7 @@ class Summarizer:
                 len(lines), prefix_digest(lines, transcript.who_is_who()), written, draft
             )
         if job.language_code != "en":
-            draft = self._translated(chat, draft, job, summary, deadline)
+            draft = self._translated(chat, draft, job, summary, deadline, stream)
         summary.text = fit_length(draft, job.max_chars)
         return summary
 
@@ -404,6 +467,7 @@ class Summarizer:
         job: SummaryJob,
         summary: Summary,
         deadline: Deadline,
+        stream: DraftStream | None = None,
     ) -> str:
         """The draft in the requested language, by the model; its language is verified, and a
         sentence that gained a number or ID on the way is dropped."""
@@ -420,7 +484,9 @@ class Summarizer:
         for step, system, template in attempts:
             ask = template.format(language=job.language_name, text=draft)
             request: list[ChatMessage] = [system, {"role": "user", "content": ask}]
-            text = clean_translation(self._say(request, max_tokens, summary, step, deadline))
+            on_text = stream.step(clean_translation) if stream else None
+            said = self._say(request, max_tokens, summary, step, deadline, on_text=on_text)
+            text = clean_translation(said)
             if not text or self.identifier.detect(text) != job.language_code:
                 continue
             if check_facts(text, source, names=False).ok:
@@ -445,6 +511,7 @@ class Summarizer:
         deadline: Deadline,
         continue_from: str = "",
         keep: bool = False,
+        on_text: Callable[[str], None] | None = None,
     ) -> str:
         deadline.check()
         completion = self.engine.chat(
@@ -453,6 +520,7 @@ class Summarizer:
             deadline=deadline,
             continue_from=continue_from,
             keep=keep,
+            on_text=on_text,
         )
         summary.count(completion, step)
         text = completion.text.strip()
@@ -480,16 +548,36 @@ class SummarizeSuperpower:
         self.threads = threads
         self.threads_ttl_seconds = threads_ttl_seconds
 
-    async def __call__(self, body: MessageBody, scope: str = "") -> list[ResponseItem]:
+    async def __call__(
+        self,
+        body: MessageBody,
+        on_partial: Callable[[str], None] | None = None,
+        *,
+        scope: str = "",
+    ) -> list[ResponseItem]:
+        """The summary; with ``on_partial``, the draft so far is passed to it (on the event
+        loop) as the model writes it, before this returns. ``scope`` (tenant and
+        organization) keeps the memory of summarized threads apart."""
         job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
         deadline = self.deadlines.start(len(job.transcript.text))
+        stream = None
+        if on_partial is not None:
+            loop = asyncio.get_running_loop()
+
+            def to_loop(text: str) -> None:  # called on the engine's thread
+                loop.call_soon_threadsafe(on_partial, text)
+
+            stream = DraftStream(to_loop)
         key = self._thread_key(body, job, scope)
         stored = await self.threads.get(key) if self.threads is not None else None
         memory = ThreadMemory.from_json(stored) if stored else None
         # Cost: roughly what the model takes, in units of a short chat's summary.
         cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
         summary = await self.queue.run(
-            lambda: self.summarizer.run(job, deadline, memory), deadline, Priority.BATCH, cost
+            lambda: self.summarizer.run(job, deadline, stream, memory),
+            deadline,
+            Priority.BATCH,
+            cost,
         )
         if self.threads is not None and summary.memory is not None:
             await self.threads.put(key, summary.memory.to_json(), self.threads_ttl_seconds)
