@@ -138,7 +138,6 @@ class Scheduler:
         if len(self._running) < self._workers and not self._waiting:
             return 0.0
         now = time.monotonic()
-        # A job past its mean is assumed to need a quarter of it again.
         left = [self._left(j, now) for j in self._running]
         ahead = sum(self._mean[j.priority] * j.cost for j in self._waiting if j.rank <= rank)
         return (
