@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -290,6 +291,8 @@ class Server:
 
 @contextmanager
 def running_server(environment: dict[str, str]) -> Iterator[tuple[Server, str]]:
+    """A started server, stopped (killed if need be) on the way out; its data directory is
+    removed unless something failed (its server.log then says what)."""
     server = Server(environment)
     try:
         token = server.start()
@@ -298,6 +301,8 @@ def running_server(environment: dict[str, str]) -> Iterator[tuple[Server, str]]:
         if server.process is not None and server.process.poll() is None:
             server.process.kill()
             server.process.wait()
+        server.log.close()
+    shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
 # --- runs ------------------------------------------------------------------------------------

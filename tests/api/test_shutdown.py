@@ -4,6 +4,7 @@ flight finishes and is answered; then the process exits 0."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import threading
 import time
@@ -63,6 +64,7 @@ def test_sigterm_drains_then_exits_zero() -> None:
             server.process.wait()
         server.log.close()
     log = (server.data_dir / "server.log").read_text()
+    shutil.rmtree(server.data_dir, ignore_errors=True)
     lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
     assert any(line.get("event") == "request" and line["code"] == "OVERLOADED"
                and line["reason"] == "draining" for line in lines)  # fmt: skip
