@@ -85,6 +85,7 @@ class Recorder:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
         stop: Sequence[str] = (),
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
@@ -94,6 +95,7 @@ class Recorder:
             max_tokens=max_tokens,
             deadline=deadline,
             continue_from=continue_from,
+            keep=keep,
             stop=stop,
             on_text=on_text,
         )

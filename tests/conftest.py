@@ -39,6 +39,11 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         data_dir=tmp_path_factory.mktemp("data"),
         request_timeout_seconds=900,
         translation_timeout_seconds=180,
+        # On a machine shared with other work, a nice model would wait for it.
+        llm_nice=0,
+        # Tests send the same bodies again and mean it: no answer from a cache (the tests of
+        # the cache turn it on).
+        result_cache_ttl_seconds=0,
     )
 
 

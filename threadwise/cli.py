@@ -24,7 +24,6 @@ from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
 from threadwise.auth.tenancy import DEFAULT_TENANT
 from threadwise.config import ConfigurationError, Settings
-from threadwise.deadlines import Deadline
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
 from threadwise.logs import log_config
@@ -119,7 +118,8 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     try:
         body = parse_message_body(data, services.limits)
         job = services.summarizer.plan(body)
-        summary = services.summarizer.run(job, Deadline(settings.request_timeout_seconds))
+        deadline = services.summarize.deadlines.start(len(job.transcript.text))
+        summary = services.summarizer.run(job, deadline)
     except ServiceError as exc:
         _progress(f"{exc.code.value}: {exc.message}")
         return 2 if exc.code.http_status < 500 else 1

@@ -68,16 +68,36 @@ class Settings(BaseSettings):
     # Ask the model, sentence by sentence, whether its draft is true of the conversation.
     summary_self_check: bool = False
 
-    request_timeout_seconds: float = Field(default=120.0, gt=0)
+    # How the model's queue orders work: "priority" takes translations (short, a user waits)
+    # before summaries, a summary that waited 30 s ranking with new translations; "fifo" in
+    # arrival order.
+    llm_scheduling: Literal["priority", "fifo"] = "priority"
+    # The model's threads run this much nicer than the rest of the process (0-19), so that the
+    # fast engines and the HTTP loop are not slowed by generation on a small machine.
+    llm_nice: int = Field(default=10, ge=0, le=19)
+    # llama.cpp states of long prompts (a conversation already summarized) kept in memory so
+    # that a later prompt extending one is processed only from where it differs; 0: none.
+    llm_prefix_cache_mb: int = Field(default=256, ge=0)
 
-    # Translation. Its deadline: a quality engine (the model) that cannot answer within it
-    # gives way to the direction's fast engine.
-    translation_timeout_seconds: float = Field(default=30.0, gt=0)
+    # A summary's deadline, queueing included: fixed when set, else from the request's size
+    # (base + per 1,000 characters, at most the ceiling).
+    request_timeout_seconds: float | None = Field(default=None, gt=0)
+    summary_deadline_base_seconds: float = Field(default=90.0, gt=0)
+    summary_deadline_seconds_per_1000_characters: float = Field(default=20.0, ge=0)
+    request_timeout_ceiling_seconds: float = Field(default=600.0, gt=0)
+
+    # Translation. Its deadline (fixed when set, else from its size): a quality engine (the
+    # model) that cannot answer within it gives way to the direction's fast engine.
+    translation_timeout_seconds: float | None = Field(default=None, gt=0)
+    translation_deadline_base_seconds: float = Field(default=20.0, gt=0)
+    translation_deadline_seconds_per_1000_characters: float = Field(default=10.0, ge=0)
     # Override the measured routing table per direction, e.g. {"en-es": {"quality": "apertium"}}.
     # Engines: apertium, bergamot, llm, llm+apertium, llm+bergamot (the model post-editing).
     translation_routes: dict[str, dict[Literal["quality", "fast"], str]] = {}
-    # Threads for the fast engines (Apertium, Bergamot), apart from the model's queue.
+    # Threads for the fast engines (Apertium, Bergamot), apart from the model's queue, and
+    # the requests that may wait for or hold them; one more gets 503 OVERLOADED at once.
     translation_threads: int = Field(default=2, ge=1)
+    translation_queue_size: int = Field(default=32, ge=1)
 
     # A REST body, or a WebSocket frame (a larger frame closes its socket with 1009).
     max_body_bytes: int = Field(default=512 * 1024, ge=1024)
@@ -135,6 +155,23 @@ class Settings(BaseSettings):
 
     # /metrics requires "Authorization: Bearer <metrics_token>" when this is set.
     metrics_token: SecretStr | None = None
+
+    # Idempotency-Key (REST) / headers.idempotencyKey (WebSocket): answers kept this long, per
+    # organization; in Redis when redis_url is set, else in the process (at most so many).
+    idempotency_ttl_seconds: float = Field(default=86_400.0, gt=0)
+    idempotency_max_entries: int = Field(default=10_000, ge=1)
+    # Answers kept per organization, keyed by operation, content, languages, settings and
+    # model version; in Redis when redis_url is set, else in the process (at most so many).
+    result_cache_ttl_seconds: float = Field(default=3600.0, ge=0)
+    result_cache_entries: int = Field(default=1000, ge=0)
+
+    # SIGTERM: new work is refused (503), work in flight gets this long to finish.
+    shutdown_grace_seconds: float = Field(default=30.0, ge=0)
+    # One JSON object per log line ("json"), or plain text. Message content is logged only
+    # with log_content (debugging).
+    log_format: Literal["json", "text"] = "json"
+    log_level: str = "INFO"
+    log_content: bool = False
 
     @classmethod
     def settings_customise_sources(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -17,6 +18,10 @@ class Deadline:
     def remaining(self) -> float:
         return self._at - time.monotonic()
 
+    def cancel(self) -> None:
+        """Ask the work to stop at its next check (its caller is gone)."""
+        self.cancelled = True
+
     def stop_requested(self) -> bool:
         return self.cancelled or self.remaining() <= 0
 
@@ -30,3 +35,22 @@ class Deadline:
                 f"The request did not finish within its {self.seconds:g} s deadline. Retry later, "
                 "or send fewer or shorter conversations.",
             )
+
+
+@dataclass(frozen=True)
+class DeadlinePolicy:
+    """A request's deadline: ``fixed`` seconds when configured, else grown from its size
+    (``base`` plus ``per_thousand_characters``), at most ``ceiling``."""
+
+    base: float
+    per_thousand_characters: float
+    ceiling: float
+    fixed: float | None = None
+
+    def seconds(self, characters: int) -> float:
+        if self.fixed is not None:
+            return self.fixed
+        return min(self.ceiling, self.base + self.per_thousand_characters * characters / 1000)
+
+    def start(self, characters: int) -> Deadline:
+        return Deadline(self.seconds(characters))

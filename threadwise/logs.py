@@ -7,8 +7,10 @@ official client sends its secret in the token request's query string.
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import re
+import time
 from typing import Any
 
 from uvicorn.config import LOGGING_CONFIG
@@ -68,14 +70,41 @@ class RefusedUpgradeIsNoError(logging.Filter):
         return record.msg != "ASGI callable returned without completing handshake."
 
 
-def log_config(level: str = "INFO") -> dict[str, Any]:
-    """uvicorn's logging configuration, plus ours, every handler filtered."""
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and a record's ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        else:
+            line["message"] = record.getMessage()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            line["exception"] = redact(record.exc_text)
+        return redact(json.dumps(line, ensure_ascii=False, default=str))
+
+
+def log_config(level: str = "INFO", style: str = "text") -> dict[str, Any]:
+    """uvicorn's logging configuration, plus ours, every handler filtered; with ``json``,
+    every line is a JSON object and the request lines replace uvicorn's access log."""
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
     config["filters"] = {
         "redact": {"()": RedactSecrets},
         "refused_upgrade": {"()": RefusedUpgradeIsNoError},
     }
     config["formatters"]["threadwise"] = {"format": "%(levelname)s %(name)s: %(message)s"}
+    if style == "json":
+        for name in ("threadwise", "default", "access"):
+            config["formatters"][name] = {"()": JsonFormatter}
+        config["loggers"]["uvicorn.access"]["level"] = "WARNING"
     config["handlers"]["threadwise"] = {
         "class": "logging.StreamHandler",
         "formatter": "threadwise",

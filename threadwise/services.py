@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
+from threadwise import __version__
 from threadwise.auth.audit import AuditLog
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher
@@ -18,18 +19,28 @@ from threadwise.auth.grant import ClientCredentialsGrant, FailureLimits
 from threadwise.auth.keys import KeyRing, load_key_ring
 from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
 from threadwise.auth.tokens import ExternalIssuer, TokenIssuer, TokenVerifier
+from threadwise.cache import Cache, InProcessCache, RedisCache
 from threadwise.config import ConfigurationError, Settings
 from threadwise.db.database import Database, database_url
+from threadwise.deadlines import DeadlinePolicy
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.engines.base import ChatEngine
 from threadwise.engines.bergamot import BergamotEngine
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
-from threadwise.engines.queue import WorkQueue
+from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
+from threadwise.metrics import Metrics
 from threadwise.payload import PayloadLimits
+from threadwise.serving.idempotency import (
+    IdempotencyStore,
+    InProcessIdempotencyStore,
+    RedisIdempotencyStore,
+)
+from threadwise.serving.lifecycle import Lifecycle
+from threadwise.serving.operations import Operations, digest
 from threadwise.superpowers.llm_translation import LlmTranslator
-from threadwise.superpowers.routing import LLM, TranslationRouter
+from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
 from threadwise.superpowers.summarize import Summarizer, SummarizeSuperpower, SummaryOptions
 from threadwise.superpowers.translate import TranslateSuperpower, Translator
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
@@ -124,16 +135,23 @@ class Services:
     settings: Settings
     auth: AuthServices
     engine: ChatEngine
-    llm_queue: WorkQueue
+    llm_queue: Scheduler
     identifier: LanguageIdentifier
     summarizer: Summarizer
     summarize: SummarizeSuperpower
     limits: PayloadLimits
     # Translation: the fast engines run on their own threads, never behind the model's queue.
     machine_translators: dict[str, MachineTranslator]
-    translation_pool: ThreadPoolExecutor
+    fast_queue: Scheduler
     translator: Translator
     translate: TranslateSuperpower
+    # Serving: what every transport goes through, and what it reports.
+    metrics: Metrics
+    lifecycle: Lifecycle
+    idempotency: IdempotencyStore
+    results: Cache
+    threads: Cache
+    operations: Operations
     _loading: Future[None] | None = field(default=None, repr=False)
     _loading_fast: Future[None] | None = field(default=None, repr=False)
 
@@ -143,7 +161,7 @@ class Services:
         if self._loading is None:
             self._loading = self.llm_queue.submit(self._load)
         if self._loading_fast is None:
-            self._loading_fast = self.translation_pool.submit(self._load_fast)
+            self._loading_fast = self.fast_queue.submit(self._load_fast)
 
     def _load(self) -> None:
         self.identifier.load()
@@ -156,11 +174,21 @@ class Services:
         log.info("translation engines loaded: %s", ", ".join(self.machine_translators))
 
     @property
-    def ready(self) -> bool:
+    def loaded(self) -> bool:
         return all(
             f is not None and f.done() and f.exception() is None
             for f in (self._loading, self._loading_fast)
         )
+
+    def saturated_queues(self) -> list[str]:
+        """The queues that would refuse the next request."""
+        queues = [(self.llm_queue, Priority.BATCH), (self.fast_queue, Priority.INTERACTIVE)]
+        return [queue.name for queue, priority in queues if queue.saturated(priority)]
+
+    @property
+    def ready(self) -> bool:
+        """Loaded, not draining, and no queue saturated: send traffic here."""
+        return self.loaded and not self.lifecycle.draining and not self.saturated_queues()
 
     @property
     def load_error(self) -> BaseException | None:
@@ -171,8 +199,11 @@ class Services:
 
     def close(self) -> None:
         self.llm_queue.shutdown()
+        self.fast_queue.shutdown()
         self.auth.close()
-        self.translation_pool.shutdown(wait=False, cancel_futures=True)
+        self.idempotency.close()
+        self.results.close()
+        self.threads.close()
         for engine in self.machine_translators.values():
             engine.close()
 
@@ -189,19 +220,25 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             f"THREADWISE_LLM_MODEL_PATH names {model_path}, which is not a file; point it at a "
             "GGUF model, or unset it to use the packaged default model."
         )
+    metrics = Metrics()
     engine = LlamaCppEngine(
         model_path,
         context_size=settings.llm_context_size,
         threads=settings.llm_threads,
         batch_size=settings.llm_batch_size,
+        prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
+        on_call=metrics.model_call,
     )
-    queue = WorkQueue(settings.llm_queue_size, name="llm")
+    queue = Scheduler(
+        settings.llm_queue_size,
+        name="llm",
+        policy=settings.llm_scheduling,
+        observer=metrics,
+        nice=settings.llm_nice,
+    )
     identifier = LanguageIdentifier()
-    summarizer = Summarizer(
-        engine,
-        identifier,
-        SummaryOptions(notes=settings.summary_notes, self_check=settings.summary_self_check),
-    )
+    options = SummaryOptions(notes=settings.summary_notes, self_check=settings.summary_self_check)
+    summarizer = Summarizer(engine, identifier, options)
     languages = tuple(TRANSLATION_LANGUAGES)
     machine_translators: dict[str, MachineTranslator] = {
         "apertium": ApertiumEngine(languages),
@@ -216,7 +253,73 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         overrides=settings.translation_routes,
     )
     translator = Translator(identifier, router, machine_translators, llm_translator)
-    pool = ThreadPoolExecutor(settings.translation_threads, thread_name_prefix="translate")
+    fast_queue = Scheduler(
+        settings.translation_queue_size,
+        name="translate",
+        observer=metrics,
+        workers=settings.translation_threads,
+        typical_seconds=(0.02, 0.02),
+    )
+    metrics.watch_queue("llm", lambda: queue.depth, settings.llm_queue_size)
+    metrics.watch_queue("translate", lambda: fast_queue.depth, settings.translation_queue_size)
+    idempotency: IdempotencyStore
+    results: Cache
+    threads: Cache
+    if settings.redis_url:
+        idempotency = RedisIdempotencyStore(settings.redis_url, settings.idempotency_ttl_seconds)
+        results = RedisCache(settings.redis_url, "threadwise:results:")
+        threads = RedisCache(settings.redis_url, "threadwise:threads:")
+    else:
+        idempotency = InProcessIdempotencyStore(
+            settings.idempotency_ttl_seconds, settings.idempotency_max_entries
+        )
+        results = InProcessCache(settings.result_cache_entries)
+        threads = InProcessCache(settings.result_cache_entries)
+    summarize = SummarizeSuperpower(
+        summarizer,
+        queue,
+        DeadlinePolicy(
+            base=settings.summary_deadline_base_seconds,
+            per_thousand_characters=settings.summary_deadline_seconds_per_1000_characters,
+            ceiling=settings.request_timeout_ceiling_seconds,
+            fixed=settings.request_timeout_seconds,
+        ),
+        threads,
+        settings.result_cache_ttl_seconds,
+    )
+    translate = TranslateSuperpower(
+        translator,
+        queue,
+        fast_queue,
+        DeadlinePolicy(
+            base=settings.translation_deadline_base_seconds,
+            per_thousand_characters=settings.translation_deadline_seconds_per_1000_characters,
+            ceiling=settings.request_timeout_ceiling_seconds,
+            fixed=settings.translation_timeout_seconds,
+        ),
+    )
+    lifecycle = Lifecycle()
+    version = digest(
+        {
+            "service": __version__,
+            "model": engine.name,
+            "summary": [options.notes, options.fact_check, options.self_check],
+            "routes": [
+                [route.source, route.target, *(route.engine(tier) for tier in TIERS)]
+                for route in router.routes()
+            ],
+        }
+    )
+    operations = Operations(
+        summarize=summarize,
+        translate=translate,
+        lifecycle=lifecycle,
+        idempotency=idempotency,
+        results=results,
+        results_ttl_seconds=settings.result_cache_ttl_seconds,
+        version=version,
+        metrics=metrics,
+    )
     return Services(
         settings=settings,
         auth=auth,
@@ -224,16 +327,20 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         llm_queue=queue,
         identifier=identifier,
         summarizer=summarizer,
-        summarize=SummarizeSuperpower(summarizer, queue, settings.request_timeout_seconds),
+        summarize=summarize,
         limits=PayloadLimits(
             max_conversations=settings.max_conversations,
             max_messages=settings.max_messages,
             max_message_chars=settings.max_message_chars,
         ),
         machine_translators=machine_translators,
-        translation_pool=pool,
+        fast_queue=fast_queue,
         translator=translator,
-        translate=TranslateSuperpower(
-            translator, queue, pool, settings.translation_timeout_seconds
-        ),
+        translate=translate,
+        metrics=metrics,
+        lifecycle=lifecycle,
+        idempotency=idempotency,
+        results=results,
+        threads=threads,
+        operations=operations,
     )

@@ -89,11 +89,14 @@ def test_operations(client: TestClient) -> None:
 def test_full_queue_is_503_with_retry_after(
     client: TestClient, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from threadwise.engines.queue import WorkQueue
+    from threadwise.engines.scheduler import Scheduler
 
-    full = WorkQueue(capacity=0, name="full")
+    full = Scheduler(capacity=0, name="full")
     monkeypatch.setattr(services.summarize, "queue", full)
-    response = client.post("/message/summarize", json=minimal_body())
+    body = minimal_body()
+    # Content no other test sends: no cached answer.
+    body["request"]["scope"]["conversations"][0]["messages"][0]["content"] = "Parcel 90210 lost."
+    response = client.post("/message/summarize", json=body)
     body = assert_error(response, 503, "OVERLOADED")
     assert int(response.headers["retry-after"]) >= 1
     assert body["error"]["retryable"] is True

@@ -61,6 +61,7 @@ class ScriptedEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
         stop: Sequence[str] = (),
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:

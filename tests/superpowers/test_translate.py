@@ -6,14 +6,13 @@ import asyncio
 import json
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from tests.conftest import DATA, minimal_body
-from threadwise.deadlines import Deadline
-from threadwise.engines.queue import WorkQueue
+from threadwise.deadlines import Deadline, DeadlinePolicy
+from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode
@@ -107,10 +106,11 @@ def test_an_engine_that_loses_tags_gets_split_segments(services: Services) -> No
 
 
 def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: Services) -> None:
-    busy = WorkQueue(capacity=1, name="busy-llm")
+    busy = Scheduler(capacity=1, name="busy-llm")
     release = threading.Event()
-    pool = ThreadPoolExecutor(2)
-    superpower = TranslateSuperpower(services.translator, busy, pool, timeout_seconds=30)
+    pool = Scheduler(capacity=8, name="fast", workers=2)
+    deadlines = DeadlinePolicy(base=3, per_thousand_characters=0, ceiling=3)
+    superpower = TranslateSuperpower(services.translator, busy, pool, deadlines)
 
     async def scenario() -> list[Any]:
         blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))

@@ -11,7 +11,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from threadwise import INTERFACE_VERSION, __version__
 from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
-from threadwise.api.routes import auth, languages, operations, superpowers
+from threadwise.api.records import RequestRecords
+from threadwise.api.routes import auth, languages, metrics, operations, superpowers
 from threadwise.services import Services
 
 
@@ -65,6 +66,8 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.include_router(auth.router)
     app.include_router(superpowers.router)
     app.include_router(languages.router)
+    app.include_router(metrics.router)
+    app.add_middleware(RequestRecords, services=services)
     app.include_router(websocket.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

@@ -9,6 +9,7 @@ from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
 
 from threadwise.api.body import read_message_body
+from threadwise.api.records import record_of
 from threadwise.auth.gate import Principal, bearer_token, check_metrics_token
 from threadwise.payload import character_count
 from threadwise.protocol import MessageBody
@@ -57,9 +58,12 @@ async def get_message_body(request: Request, services: ServicesDep) -> MessageBo
 Body = Annotated[MessageBody, Depends(get_message_body)]
 
 
-async def get_admitted_body(caller: Caller, body: Body, services: ServicesDep) -> MessageBody:
+async def get_admitted_body(
+    request: Request, caller: Caller, body: Body, services: ServicesDep
+) -> MessageBody:
     """The body, once its organization is the caller's and within its rate limits."""
     organization = body.request.context.organizationId
+    record_of(request).organization = organization  # refusals are counted by organization
     await services.auth.gate.admit(caller, organization, character_count(body))
     return body
 

@@ -6,8 +6,10 @@ import logging
 import math
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
+from threadwise.api.records import record_of
+from threadwise.api.work import ClientGone
 from threadwise.auth.grant import OAuthError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, error_envelope
@@ -37,6 +39,7 @@ async def _on_service_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
     if exc.code is ErrorCode.PROCESSING_FAILED:
         log.warning("%s failed: %s", request.url.path, exc.message)
+    _record(request, exc)
     return error_response(action_of(request), exc)
 
 
@@ -47,7 +50,24 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         "The request failed inside the service; it has been logged. Retry it; if it keeps "
         "failing, report the request ID.",
     )
+    _record(request, error)
     return error_response(action_of(request), error)
+
+
+async def _on_client_gone(request: Request, exc: Exception) -> Response:
+    # Nobody reads it; 499 is what proxies log for a client that gave up.
+    return Response(status_code=499)
+
+
+def _record(request: Request, error: ServiceError) -> None:
+    """Note the failure in the request record of a superpower call (refusals included)."""
+    if not request.url.path.startswith("/message/"):
+        return
+    record = record_of(request)
+    action = action_of(request)
+    if record.operation is None and action in ("summarize", "translate"):
+        record.operation = action
+    record.failed_with(error)
 
 
 async def _on_oauth_error(request: Request, exc: Exception) -> JSONResponse:
@@ -64,4 +84,5 @@ async def _on_oauth_error(request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ServiceError, _on_service_error)
     app.add_exception_handler(OAuthError, _on_oauth_error)
+    app.add_exception_handler(ClientGone, _on_client_gone)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -1,9 +1,16 @@
-"""Run the app on uvicorn, configured for the WebSocket endpoint, with a shutdown that lets
-WebSocket requests in flight be answered."""
+"""Run the app on uvicorn, configured for the WebSocket endpoint, with a graceful shutdown.
+
+On SIGTERM (or SIGINT) new work is refused with 503 while what is in flight finishes, within
+the grace period: REST requests, and WebSocket requests, whose sockets are then closed with
+1001 ("going away", with a reason; uvicorn alone would drop them at once with 1012). Then the
+server stops and the process exits 0. A second signal stops it at once.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import socket
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -12,22 +19,56 @@ from fastapi import FastAPI
 from threadwise.api.websocket import SocketRegistry
 from threadwise.config import Settings
 from threadwise.logs import log_config
+from threadwise.serving.lifecycle import Lifecycle
 
 
 class Server(uvicorn.Server):
-    """uvicorn's server, whose shutdown first lets the requests in flight on WebSockets be
-    answered and closes their sockets with 1001 ("going away", with a reason); uvicorn alone
-    would drop them at once with 1012."""
-
     def __init__(
-        self, config: uvicorn.Config, sockets: SocketRegistry, drain_seconds: float
+        self,
+        config: uvicorn.Config,
+        sockets: SocketRegistry,
+        drain_seconds: float,
+        lifecycle: Lifecycle,
+        grace_seconds: float,
     ) -> None:
         super().__init__(config)
+
+        async def close_sockets(grace: float) -> None:
+            await sockets.close_all(min(grace, drain_seconds))
+
+        # A drain closes this server's sockets once their requests are answered.
+        self._unhook = lifecycle.on_shutdown(close_sockets)
         self.sockets = sockets
         self.drain_seconds = drain_seconds
+        self.lifecycle = lifecycle
+        self.grace_seconds = grace_seconds
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain: asyncio.Task[None] | None = None
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._loop is None or self.lifecycle.draining:
+            super().handle_exit(sig, frame)  # a second signal: uvicorn's own, at once
+            return
+        # Not recorded as a captured signal: uvicorn would raise it again on the way out,
+        # and the process would end by SIGTERM rather than exit 0.
+        self.lifecycle.draining = True
+        self._loop.call_soon_threadsafe(self._start_drain)
+
+    def _start_drain(self) -> None:
+        self._drain = asyncio.ensure_future(self._drained())
+
+    async def _drained(self) -> None:
+        await self.lifecycle.drain(self.grace_seconds)
+        self.should_exit = True
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # Sockets still open (a shutdown without a drain): their requests get their answers.
         await self.sockets.close_all(self.drain_seconds)
+        self._unhook()
         await super().shutdown(sockets)
 
 
@@ -37,12 +78,19 @@ def build_server(app: FastAPI, settings: Settings, host: str, port: int, **confi
     options: dict[str, Any] = {
         "host": host,
         "port": port,
-        "log_config": log_config(),
+        "log_config": log_config(settings.log_level, settings.log_format),
         # A larger frame fails its connection with 1009 before it is read into memory.
         "ws_max_size": settings.max_body_bytes,
         "ws_ping_interval": settings.websocket_ping_interval_seconds,
         "ws_ping_timeout": settings.websocket_ping_timeout_seconds,
+        # The drain has already waited for the work in flight; this bounds what is left.
+        "timeout_graceful_shutdown": 5,
         **config,
     }
-    sockets: SocketRegistry = app.state.sockets
-    return Server(uvicorn.Config(app, **options), sockets, settings.websocket_shutdown_seconds)
+    return Server(
+        uvicorn.Config(app, **options),
+        app.state.sockets,
+        settings.websocket_shutdown_seconds,
+        app.state.services.lifecycle,
+        settings.shutdown_grace_seconds,
+    )

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketState
@@ -39,6 +39,9 @@ from threadwise.protocol import (
     socket_reply,
 )
 from threadwise.services import Services
+from threadwise.serving.idempotency import check_key
+from threadwise.serving.operations import Operation
+from threadwise.serving.records import RequestRecord
 
 log = logging.getLogger("threadwise.websocket")
 
@@ -298,6 +301,9 @@ class SocketSession:
     # --- a request -------------------------------------------------------------------------
 
     async def _answer(self, request: SocketRequest, data: dict[str, Any], *, sdk: bool) -> None:
+        # One log line and the request metrics, as for a REST call.
+        record = RequestRecord.start("websocket", request.correlation_id, request.trace_id)
+        record.operation = request.action
         try:
             gate = self.services.auth.gate
             # The checks of a REST call, per message: the token may have expired or its
@@ -309,23 +315,33 @@ class SocketSession:
             request.request = body.request
             check_limits(body, self.services.limits)
             organization = body.request.context.organizationId
+            record.organization = organization
             await gate.admit(principal, organization, character_count(body))
-            envelope = await self._run(request, body)
+            scope = f"{principal.claims.tenant}:{organization}"
+            envelope = await self._run(request, body, scope, record)
         except ServiceError as exc:
             if exc.code is ErrorCode.PROCESSING_FAILED:
                 log.warning("websocket %s failed: %s", request.action, exc.message)
+            record.failed_with(exc)
             envelope = error_envelope(request.action, exc.code, exc.message, request.request)
+        except asyncio.CancelledError:
+            record.failed_with(
+                ServiceError(ErrorCode.REQUEST_CANCELLED, "cancelled", reason="client_cancel")
+            )
+            record.finish(self.services.metrics)
+            raise
         except Exception:
             log.exception("unexpected error answering a websocket %s", request.action)
-            envelope = error_envelope(
-                request.action,
+            error = ServiceError(
                 ErrorCode.PROCESSING_FAILED,
                 "The request failed inside the service; it has been logged. Retry it; if it "
                 "keeps failing, report the request ID.",
-                request.request,
             )
+            record.failed_with(error)
+            envelope = error_envelope(request.action, error.code, error.message, request.request)
         request.finished = True  # before the answer: a late partial must not follow it
         self._send(request, envelope)
+        record.finish(self.services.metrics, log_content=self.services.settings.log_content)
 
     def _settled(self, request: SocketRequest) -> None:
         """A request's task is done: answered, or cancelled (perhaps before it even started,
@@ -345,21 +361,31 @@ class SocketSession:
                 ),
             )
 
-    async def _run(self, request: SocketRequest, body: MessageBody) -> Envelope:
-        """Call the superpower; with ``disableStream: false``, ``started`` frames carry the
-        summary so far while the model writes it."""
+    async def _run(
+        self, request: SocketRequest, body: MessageBody, scope: str, record: RequestRecord
+    ) -> Envelope:
+        """Call the superpower through ``Operations`` (shutdown, idempotency key, result
+        cache); with ``disableStream: false``, ``started`` frames carry the summary so far
+        while the model writes it."""
+        streaming = request.action == "summarize" and body.request.settings.disableStream is False
+
+        def partial(text: str) -> None:
+            if not request.finished:  # a late partial of a cancelled request
+                item = ResponseItem(content=text, type="summary")
+                started = completed_envelope("summarize", [item], body.request, "started")
+                self._send(request, started)
+
+        key = request.idempotency_key
+        results = await self.services.operations.run(
+            cast(Operation, request.action),
+            body,
+            scope=scope,
+            record=record,
+            idempotency_key=check_key(key, "headers.idempotencyKey") if key else None,
+            on_partial=partial if streaming else None,
+        )
         if request.action == "summarize":
-            streaming = body.request.settings.disableStream is False
-
-            def partial(text: str) -> None:
-                if not request.finished:  # a late partial of a cancelled request
-                    item = ResponseItem(content=text, type="summary")
-                    started = completed_envelope("summarize", [item], body.request, "started")
-                    self._send(request, started)
-
-            items = await self.services.summarize(body, partial if streaming else None)
-            return completed_envelope("summarize", items, body.request)
-        results = await self.services.translate(body)
+            return completed_envelope("summarize", results[0], body.request)
         return results_envelope("translate", results, body.request)
 
     # --- frames out ------------------------------------------------------------------------

@@ -113,7 +113,7 @@ class ApertiumPipeline:
         # Write from another thread when the payload could fill the pipes before it is read.
         writer: threading.Thread | None = None
         if len(payload) > 16_384:
-            writer = threading.Thread(target=_write, args=(stdin, payload), daemon=True)
+            writer = threading.Thread(target=_write_quietly, args=(stdin, payload), daemon=True)
             writer.start()
         else:
             _write(stdin, payload)
@@ -158,6 +158,15 @@ def _write(stream: object, payload: bytes) -> None:
     assert hasattr(stream, "write") and hasattr(stream, "flush")
     stream.write(payload)
     stream.flush()
+
+
+def _write_quietly(stream: object, payload: bytes) -> None:
+    """``_write`` on a thread of its own: a pipeline that dies meanwhile is for the reader to
+    report (it sees the output close), not for an exception nobody catches."""
+    try:
+        _write(stream, payload)
+    except OSError as exc:
+        log.debug("apertium pipeline input closed while writing: %s", exc)
 
 
 def parse_mode_file(mode_file: Path) -> list[list[str]]:

@@ -53,11 +53,13 @@ class ChatEngine(Protocol):
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
         stop: Sequence[str] = (),
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         """The assistant's answer to ``messages``. With ``continue_from``, the answer is made
         to start with that text, which the returned text includes; generation also ends before
         any of ``stop``. With ``on_text``, each piece of text is passed to it as it is
-        generated (on the calling thread)."""
+        generated (on the calling thread). With ``keep``, the backend may keep the state of
+        this call for a later prompt that extends it (the same thread with new messages)."""
         ...

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
+
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+log = logging.getLogger(__name__)
+
+# Prompt tokens evaluated between two deadline checks (~2.5 s on two cores).
+_PROMPT_CHUNK = 256
+# Restoring a saved state pays when it spares at least this many tokens of prompt processing.
+_RESTORE_GAIN_TOKENS = 64
+# (prompt tokens, completion tokens, seconds, of which generating) of each call.
+CallObserver = Callable[[int, int, float, float], None]
 
 # For a GGUF without a chat template: ChatML, which the Qwen family uses.
 _CHATML = (
@@ -26,9 +43,9 @@ class LlamaCppEngine:
 
     llama.cpp keeps the KV cache of the last evaluated tokens and re-evaluates only from the
     first token where a new prompt differs, so prompts that share the fixed system prompt,
-    or extend the previous turn, skip that part of prompt processing. (llama-cpp-python's
-    LlamaRAMCache would keep several prefixes, but each saved state also copies a 311 MB
-    logits buffer that its limit does not count: 9.3 GB resident, measured.)
+    or extend the previous turn, skip that part of prompt processing. Calls made with
+    ``keep`` also leave their state in a bounded set of saved states (``prefix_cache_bytes``),
+    restored when a later prompt extends it further than the live cache does.
     """
 
     def __init__(
@@ -38,8 +55,14 @@ class LlamaCppEngine:
         context_size: int,
         threads: int,
         batch_size: int = 512,
+        prefix_cache_bytes: int = 0,
+        on_call: CallObserver | None = None,
     ) -> None:
         self._path = model_path
+        self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
+        self._on_call = on_call
+        # Counted for the metrics: (restored, not restored) on long-prompt calls.
+        self.prefix_hits = 0
         self._context_size = context_size
         self._threads = threads
         self._batch_size = batch_size
@@ -101,11 +124,10 @@ class LlamaCppEngine:
         max_tokens: int,
         deadline: Deadline | None = None,
         continue_from: str = "",
+        keep: bool = False,
         stop: Sequence[str] = (),
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
-        from llama_cpp import LogitsProcessorList
-
         llm = self._model()
         assert self._formatter is not None
         rendered = self._formatter(messages=list(messages))  # type: ignore[arg-type]
@@ -115,7 +137,52 @@ class LlamaCppEngine:
             special=True,
         )
 
+        started = time.perf_counter()
+        try:
+            return self._complete(
+                llm,
+                prompt,
+                [*_as_list(rendered.stop), *stop],
+                max_tokens,
+                deadline,
+                started,
+                continue_from,
+                keep=keep,
+                on_text=on_text,
+            )
+        except ServiceError:
+            raise
+        except Exception as exc:
+            # Whatever state the context was left in, the next call starts from an empty one.
+            self._forget(llm)
+            log.exception("the model failed")
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+                "retry the request.",
+            ) from exc
+
+    def _complete(
+        self,
+        llm: Llama,
+        prompt: list[int],
+        stop: list[str],
+        max_tokens: int,
+        deadline: Deadline | None,
+        started: float,
+        continue_from: str,
+        *,
+        keep: bool,
+        on_text: Callable[[str], None] | None,
+    ) -> Completion:
+        from llama_cpp import LogitsProcessorList
+
+        if self.prefix_states is not None:
+            self._restore_best(llm, np.asarray(prompt, dtype=np.intc))
+        self._process_prompt(llm, prompt, deadline)
+
         eos = llm.token_eos()
+        first_token: list[float] = []
         generated = 0
 
         def end_when_stopped(_tokens: Any, scores: Any) -> Any:
@@ -124,6 +191,8 @@ class LlamaCppEngine:
             # the call then reports why.
             nonlocal generated
             generated += 1
+            if not first_token:
+                first_token.append(time.perf_counter())  # the prompt is processed
             if deadline is not None and deadline.stop_requested():
                 scores[:] = -float("inf")
                 scores[eos] = 0.0
@@ -132,7 +201,7 @@ class LlamaCppEngine:
         arguments: dict[str, Any] = {
             "prompt": prompt,
             "max_tokens": max_tokens,
-            "stop": [*_as_list(rendered.stop), *stop],
+            "stop": stop,
             "temperature": 0.0,
             "top_k": 1,
             "repeat_penalty": 1.0,
@@ -159,6 +228,12 @@ class LlamaCppEngine:
             # went through the logits processor once (the end-of-sequence one too).
             prompt_tokens = len(prompt)
             completion_tokens = generated - 1 if finish_reason == "stop" else generated
+        ended = time.perf_counter()
+        if keep and self.prefix_states is not None:
+            self._save(llm)
+        if self._on_call is not None:
+            generating = ended - first_token[0] if first_token else 0.0
+            self._on_call(prompt_tokens, completion_tokens, ended - started, generating)
         if deadline is not None:
             deadline.check()
         return Completion(
@@ -167,6 +242,69 @@ class LlamaCppEngine:
             completion_tokens=completion_tokens,
             truncated=finish_reason == "length",
         )
+
+    def _process_prompt(self, llm: Llama, prompt: list[int], deadline: Deadline | None) -> None:
+        """Evaluate the prompt but its last token in chunks, checking the deadline between
+        them: a long prompt takes many seconds, and a cancelled request should not."""
+        if deadline is None:
+            return
+        live = common_prefix(
+            np.asarray(llm.input_ids[: llm.n_tokens]), np.asarray(prompt, dtype=np.intc)
+        )
+        end = len(prompt) - 1
+        if end - live <= _PROMPT_CHUNK:
+            return  # create_completion does it in one go
+        llm.n_tokens = live  # eval() drops the cache past this point
+        for start in range(live, end, _PROMPT_CHUNK):
+            deadline.check()
+            llm.eval(prompt[start : min(start + _PROMPT_CHUNK, end)])
+
+    def _forget(self, llm: Llama) -> None:
+        import llama_cpp
+
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
+        llm.n_tokens = 0
+
+    # --- saved prompt states ---------------------------------------------------------------
+
+    def _restore_best(self, llm: Llama, prompt: Tokens) -> None:
+        assert self.prefix_states is not None
+        live = common_prefix(np.asarray(llm.input_ids[: llm.n_tokens]), prompt)
+        found = self.prefix_states.best(prompt, live + _RESTORE_GAIN_TOKENS)
+        if found is None:
+            return
+        import llama_cpp
+
+        state, _ = found
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
+        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
+        if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(state.data), 0) == 0:
+            log.warning("a saved prompt state could not be restored; processing the prompt")
+            llm.n_tokens = 0  # the memory is empty: the whole prompt is processed
+            return
+        count = len(state.tokens)
+        llm.input_ids[:count] = state.tokens
+        llm.n_tokens = count
+        # llama-cpp-python then processes the prompt from the first token that differs.
+        llm._requires_eval = True
+        self.prefix_hits += 1
+
+    def _save(self, llm: Llama) -> None:
+        assert self.prefix_states is not None
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
+        if size > self.prefix_states.max_bytes:
+            return
+        data = bytearray(size)
+        buffer = (ctypes.c_uint8 * size).from_buffer(data)
+        written = llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0)
+        if written == 0:
+            return
+        del buffer  # a bytearray cannot be resized while exported
+        del data[written:]
+        tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
+        self.prefix_states.save(SavedState(tokens, data))
 
 
 def _as_list(stop: str | list[str] | None) -> list[str]:

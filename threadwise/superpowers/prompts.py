@@ -98,6 +98,18 @@ COMBINE_PARTS = """Notes on the consecutive parts of one conversation ({who_is_w
 
 Combine them into notes on the whole conversation, then the summary."""
 
+# A thread summarized before, now with more messages: the earlier chat (its conversation and
+# the model's answer) stays as it was, so that its KV state is reused, and this turn follows;
+# the answer is continued from "Summary:", so only the summary is written.
+UPDATE = """{count} new messages came after the conversation above:
+{lines}
+
+Your summary of the conversation before them was:
+{summary}
+
+Rewrite the summary so that it covers the whole conversation, the earlier messages and the new \
+ones: keep what still holds, and add what the new messages change. Start with "Summary:"."""
+
 KEEP_IDS = """Your summary leaves out {ids}, which your notes mention. Rewrite the summary so \
 that it keeps them, starting with "Summary:"."""
 

@@ -11,13 +11,16 @@ for the model's context is taken in parts whose notes are then combined.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from threadwise.deadlines import Deadline
+from threadwise.cache import Cache
+from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.base import ChatEngine, ChatMessage, Completion
-from threadwise.engines.queue import WorkQueue
+from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem, SummaryFormat
 from threadwise.superpowers import prompts
@@ -59,6 +62,36 @@ class SummaryJob:
     max_chars: int | None
 
 
+@dataclass(frozen=True)
+class ThreadMemory:
+    """What was said of a thread's first ``lines`` transcript lines: the chat that produced
+    its summary (kept as it was, so that the engine's saved state of it is reused) and the
+    summary as checked (in English). A later request whose transcript extends those lines is
+    summarized from here: only the new messages are processed, and only a summary written."""
+
+    lines: int
+    prefix: str  # digest of those lines and of who is who
+    chat: list[ChatMessage]
+    summary: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "prefix": self.prefix,
+            "chat": self.chat,
+            "summary": self.summary,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ThreadMemory:
+        return cls(data["lines"], data["prefix"], data["chat"], data["summary"])
+
+
+def prefix_digest(lines: Sequence[str], who_is_who: str) -> str:
+    text = "\n".join([who_is_who, *lines])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @dataclass
 class Summary:
     text: str
@@ -68,6 +101,8 @@ class Summary:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     steps: list[str] = field(default_factory=list)
+    # Set when the summary can be extended by a later request (see ThreadMemory).
+    memory: ThreadMemory | None = None
 
     def count(self, completion: Completion, step: str) -> None:
         self.prompt_tokens += completion.prompt_tokens
@@ -162,10 +197,15 @@ class Summarizer:
         )
 
     def run(
-        self, job: SummaryJob, deadline: Deadline, stream: DraftStream | None = None
+        self,
+        job: SummaryJob,
+        deadline: Deadline,
+        stream: DraftStream | None = None,
+        memory: ThreadMemory | None = None,
     ) -> Summary:
-        """Write the summary. Uses the engine: call it only from the engine's work queue.
-        With ``stream``, the first draft is passed on as it is written."""
+        """Write the summary; from ``memory`` when the transcript extends the lines it covers.
+        Uses the engine: call it only from the engine's work queue. With ``stream``, the
+        first draft is passed on as it is written."""
         summary = Summary(text="", language=job.language, engine=self.engine.name)
         if job.form == "structured":
             stream = None  # rendered from the notes: there is no draft to show
@@ -173,6 +213,8 @@ class Summarizer:
         transcript = job.transcript
         with_notes = self.options.notes or job.form == "structured"
         budget = self.engine.context_size - _CONTEXT_RESERVE - self._system_size()
+        if memory is not None and self._extends(memory, job, budget):
+            return self._continue(job, memory, summary, deadline, stream)
         parts = split_lines(transcript.lines, budget, self.engine.count_tokens)
         who = transcript.who_is_who()
         if len(parts) == 1:
@@ -196,6 +238,7 @@ class Summarizer:
             summary,
             "summary",
             deadline,
+            keep=True,
             on_text=english.step(_summary_so_far) if english else None,
         )
         answer = parse_answer(said)
@@ -214,10 +257,77 @@ class Summarizer:
                 "summary continued",
                 deadline,
                 continue_from=f"{answer.notes}\nSummary:",
+                keep=True,
                 on_text=english.step(str.strip) if english else None,
             )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
+        extensible = len(parts) == 1 and with_notes and job.form != "structured"
+        return self._finish(job, chat, answer, summary, deadline, stream, remember=extensible)
+
+    def _extends(self, memory: ThreadMemory, job: SummaryJob, budget: int) -> bool:
+        """Does the transcript extend what ``memory`` covers, and does it all fit?"""
+        lines = job.transcript.lines
+        if job.form == "structured" or not 0 < memory.lines < len(lines):
+            return False
+        if memory.prefix != prefix_digest(lines[: memory.lines], job.transcript.who_is_who()):
+            return False
+        used = sum(self.engine.count_tokens(m["content"]) for m in memory.chat)
+        new = sum(self.engine.count_tokens(line) for line in lines[memory.lines :])
+        return used + new < budget + self._system_size()
+
+    def _continue(
+        self,
+        job: SummaryJob,
+        memory: ThreadMemory,
+        summary: Summary,
+        deadline: Deadline,
+        stream: DraftStream | None,
+    ) -> Summary:
+        """The summary of a thread that grew since ``memory``: asked after the chat that
+        summarized the earlier part (whose state the engine restores), with the new messages
+        and the earlier summary; only the new summary is generated. The earlier summary
+        stands in for the notes: an ID it kept and the new one lost is asked for again."""
+        new_lines = job.transcript.lines[memory.lines :]
+        ask = prompts.UPDATE.format(
+            count=len(new_lines), lines="\n".join(new_lines), summary=memory.summary
+        )
+        max_words = job.max_chars // 6 if job.max_chars else None
+        instruction = prompts.format_instruction(job.form, max_words)
+        chat: list[ChatMessage] = [
+            *memory.chat,
+            {"role": "user", "content": f"{ask}\n\n{instruction}" if instruction else ask},
+        ]
+        said = self._say(
+            chat,
+            _MAX_TOKENS[job.form] - _SUMMARY_TOKENS,
+            summary,
+            "update",
+            deadline,
+            continue_from="Summary:",
+            keep=True,
+            on_text=stream.step(str.strip) if stream and job.language_code == "en" else None,
+        )
+        answer = Answer(notes=memory.summary, summary=parse_answer(said).summary)
+        return self._finish(job, chat, answer, summary, deadline, stream, remember=True)
+
+    def _finish(
+        self,
+        job: SummaryJob,
+        chat: list[ChatMessage],
+        answer: Answer,
+        summary: Summary,
+        deadline: Deadline,
+        stream: DraftStream | None,
+        *,
+        remember: bool,
+    ) -> Summary:
+        """Check the draft's IDs and facts, fit its length, translate it: the steps every
+        path ends with. With ``remember``, what a longer version of the thread can start
+        from is kept in ``summary.memory``."""
+        transcript = job.transcript
         summary.notes = answer.notes
+        # The chat as the engine saw it when the summary was written: its state is kept.
+        written = chat[:]
         if answer.notes and answer.summary and job.form != "structured":
             answer = self._with_identifiers(chat, answer, job, summary, deadline)
         if self.options.self_check and job.form != "structured":
@@ -230,6 +340,11 @@ class Summarizer:
         if self.options.fact_check and job.form != "structured":
             draft = self._checked(chat, draft, job, summary, deadline)
         draft = fit_length(draft, job.max_chars)
+        if remember and answer.summary and draft:
+            lines = transcript.lines
+            summary.memory = ThreadMemory(
+                len(lines), prefix_digest(lines, transcript.who_is_who()), written, draft
+            )
         if job.language_code != "en":
             draft = self._translated(chat, draft, job, summary, deadline, stream)
         summary.text = fit_length(draft, job.max_chars)
@@ -395,6 +510,7 @@ class Summarizer:
         step: str,
         deadline: Deadline,
         continue_from: str = "",
+        keep: bool = False,
         on_text: Callable[[str], None] | None = None,
     ) -> str:
         deadline.check()
@@ -403,6 +519,7 @@ class Summarizer:
             max_tokens=max_tokens,
             deadline=deadline,
             continue_from=continue_from,
+            keep=keep,
             on_text=on_text,
         )
         summary.count(completion, step)
@@ -416,18 +533,33 @@ class Summarizer:
 class SummarizeSuperpower:
     """The operation as transports call it: validate, queue for the model, answer."""
 
-    def __init__(self, summarizer: Summarizer, queue: WorkQueue, timeout_seconds: float) -> None:
+    def __init__(
+        self,
+        summarizer: Summarizer,
+        queue: Scheduler,
+        deadlines: DeadlinePolicy,
+        threads: Cache | None = None,
+        threads_ttl_seconds: float = 3600.0,
+    ) -> None:
         self.summarizer = summarizer
         self.queue = queue
-        self.timeout_seconds = timeout_seconds
+        self.deadlines = deadlines
+        # What was said of each thread (per organization), for its next, longer version.
+        self.threads = threads
+        self.threads_ttl_seconds = threads_ttl_seconds
 
     async def __call__(
-        self, body: MessageBody, on_partial: Callable[[str], None] | None = None
+        self,
+        body: MessageBody,
+        on_partial: Callable[[str], None] | None = None,
+        *,
+        scope: str = "",
     ) -> list[ResponseItem]:
         """The summary; with ``on_partial``, the draft so far is passed to it (on the event
-        loop) as the model writes it, before this returns."""
+        loop) as the model writes it, before this returns. ``scope`` (tenant and
+        organization) keeps the memory of summarized threads apart."""
         job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
-        deadline = Deadline(self.timeout_seconds)
+        deadline = self.deadlines.start(len(job.transcript.text))
         stream = None
         if on_partial is not None:
             loop = asyncio.get_running_loop()
@@ -436,7 +568,19 @@ class SummarizeSuperpower:
                 loop.call_soon_threadsafe(on_partial, text)
 
             stream = DraftStream(to_loop)
-        summary = await self.queue.run(lambda: self.summarizer.run(job, deadline, stream), deadline)
+        key = self._thread_key(body, job, scope)
+        stored = await self.threads.get(key) if self.threads is not None else None
+        memory = ThreadMemory.from_json(stored) if stored else None
+        # Cost: roughly what the model takes, in units of a short chat's summary.
+        cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
+        summary = await self.queue.run(
+            lambda: self.summarizer.run(job, deadline, stream, memory),
+            deadline,
+            Priority.BATCH,
+            cost,
+        )
+        if self.threads is not None and summary.memory is not None:
+            await self.threads.put(key, summary.memory.to_json(), self.threads_ttl_seconds)
         return [
             ResponseItem(
                 content=summary.text,
@@ -445,6 +589,19 @@ class SummarizeSuperpower:
                 engine=summary.engine,
             )
         ]
+
+    def _thread_key(self, body: MessageBody, job: SummaryJob, scope: str) -> str:
+        options = self.summarizer.options
+        what = [
+            scope,
+            body.request.connections.threadId,
+            job.language,
+            job.form,
+            job.max_chars,
+            self.summarizer.engine.name,
+            [options.notes, options.fact_check, options.self_check],
+        ]
+        return hashlib.sha256(repr(what).encode()).hexdigest()
 
 
 # --- answer and text helpers -------------------------------------------------------------------

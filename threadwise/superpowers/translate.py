@@ -11,15 +11,13 @@ deadline (the model is busy) gives way to the direction's fast engine, and the r
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TypeVar
 
-from threadwise.deadlines import Deadline
-from threadwise.engines.queue import WorkQueue
+from threadwise.deadlines import Deadline, DeadlinePolicy
+from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
@@ -234,19 +232,21 @@ class TranslateSuperpower:
     def __init__(
         self,
         translator: Translator,
-        llm_queue: WorkQueue,
-        executor: Executor,
-        timeout_seconds: float,
+        llm_queue: Scheduler,
+        fast_queue: Scheduler,
+        deadlines: DeadlinePolicy,
     ) -> None:
         self.translator = translator
         self.llm_queue = llm_queue
-        self.executor = executor
-        self.timeout_seconds = timeout_seconds
+        # Language identification, segmentation and the fast engines: threads of their own,
+        # bounded like the model's queue, never behind it.
+        self.fast_queue = fast_queue
+        self.deadlines = deadlines
 
     async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
         job = self.translator.plan(body)  # bad input fails here, before any engine runs
-        deadline = Deadline(self.timeout_seconds)
-        segmented, languages = await self._off_loop(lambda: self.translator.prepare(job))
+        deadline = self.deadlines.start(sum(len(m.content) for m in job.messages))
+        segmented, languages = await self._off_loop(lambda: self.translator.prepare(job), deadline)
         results = []
         for target in job.targets:
             outcome: list[Translated | None] = [None] * len(job.messages)
@@ -287,9 +287,9 @@ class TranslateSuperpower:
         engine = route.engine(tier)
         fallback = route.fast if not uses_llm(route.fast) else None
         if not uses_llm(engine):
-            return await self._fast(engine, messages, source, target)
+            return await self._fast(engine, messages, source, target, deadline)
         reason = None
-        expected_wait = self.llm_queue.expected_wait()
+        expected_wait = self.llm_queue.expected_wait(Priority.INTERACTIVE)
         if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
             reason = f"the model's queue needs ~{expected_wait:.0f} s"
         else:
@@ -302,6 +302,7 @@ class TranslateSuperpower:
                         engine, messages, source, target, model_deadline
                     ),
                     model_deadline,
+                    Priority.INTERACTIVE,
                 )
             except ServiceError as exc:
                 if fallback is None or exc.code not in (
@@ -317,18 +318,24 @@ class TranslateSuperpower:
         assert fallback is not None
         # No deadline check here: the model may overrun its share (prompt processing cannot
         # be interrupted), and the fast engine answers in milliseconds; late beats failed.
-        fast = await self._fast(fallback, messages, source, target)
+        fast = await self._fast(fallback, messages, source, target, None)
         note = f" (fast fallback: {reason})"
         return [
             Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
         ]
 
     async def _fast(
-        self, engine: str, messages: list[SegmentedMessage], source: str, target: LanguageTag
+        self,
+        engine: str,
+        messages: list[SegmentedMessage],
+        source: str,
+        target: LanguageTag,
+        deadline: Deadline | None,
     ) -> list[Translated]:
         try:
             return await self._off_loop(
-                lambda: self.translator.translate_group(engine, messages, source, target)
+                lambda: self.translator.translate_group(engine, messages, source, target),
+                deadline,
             )
         except TranslationEngineError as exc:
             raise ServiceError(
@@ -337,8 +344,8 @@ class TranslateSuperpower:
                 "pipeline is restarted on the next use.",
             ) from exc
 
-    async def _off_loop(self, work: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, work)
+    async def _off_loop(self, work: Callable[[], T], deadline: Deadline | None) -> T:
+        return await self.fast_queue.run(work, deadline, Priority.INTERACTIVE)
 
 
 def _item(

@@ -24,10 +24,17 @@ async def healthz() -> dict[str, str]:
 
 @router.get("/readyz")
 async def readyz(services: ServicesDep) -> JSONResponse:
-    """Ready once the models are loaded; 503 before (a load balancer sends no traffic)."""
+    """Ready to take traffic: 503 while the models load, while a queue is saturated (an
+    autoscaler or load balancer should send work elsewhere), and while shutting down."""
     if services.ready:
         return JSONResponse({"status": "ready", "engine": services.engine.name})
     error = services.load_error
     if error is not None:
         return JSONResponse({"status": "failed", "error": str(error)}, status_code=503)
-    return JSONResponse({"status": "loading"}, status_code=503)
+    if not services.loaded:
+        return JSONResponse({"status": "loading"}, status_code=503)
+    if services.lifecycle.draining:
+        return JSONResponse({"status": "draining"}, status_code=503)
+    return JSONResponse(
+        {"status": "saturated", "queues": services.saturated_queues()}, status_code=503
+    )

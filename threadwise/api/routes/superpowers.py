@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
-from threadwise.api.deps import AdmittedBody, ServicesDep, get_principal
+from threadwise.api.deps import AdmittedBody, Caller, ServicesDep, get_principal
+from threadwise.api.work import run_operation
 from threadwise.errors import ServiceError
 from threadwise.protocol import (
     Envelope,
@@ -28,16 +29,22 @@ _BODY_SCHEMA: dict[str, Any] = {
 
 
 @router.post("/summarize", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
-async def summarize(body: AdmittedBody, services: ServicesDep) -> JSONResponse:
-    """Summarize the conversations of ``request.scope.conversations`` in one summary."""
-    items = await services.summarize(body)
+async def summarize(
+    request: Request, body: AdmittedBody, caller: Caller, services: ServicesDep
+) -> JSONResponse:
+    """Summarize the conversations of ``request.scope.conversations`` in one summary.
+    An ``Idempotency-Key`` header makes a retry return the first answer."""
+    [items] = await run_operation(request, services, caller, "summarize", body)
     return JSONResponse(completed_envelope("summarize", items, body.request).to_wire())
 
 
 @router.post("/translate", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
-async def translate(body: AdmittedBody, services: ServicesDep) -> JSONResponse:
-    """Translate every message into each target language, one result per language."""
-    results = await services.translate(body)
+async def translate(
+    request: Request, body: AdmittedBody, caller: Caller, services: ServicesDep
+) -> JSONResponse:
+    """Translate every message into each target language, one result per language.
+    An ``Idempotency-Key`` header makes a retry return the first answer."""
+    results = await run_operation(request, services, caller, "translate", body)
     return JSONResponse(results_envelope("translate", results, body.request).to_wire())
 
 

@@ -1,0 +1,63 @@
+"""The cache behind the result cache and thread memory: in the process and in Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+from tests.conftest import REDIS_VARIABLE, service_url
+from threadwise.cache import InProcessCache, RedisCache
+
+
+def test_in_process_cache_keeps_the_most_recently_used() -> None:
+    async def scenario() -> None:
+        cache = InProcessCache(max_entries=2)
+        await cache.put("a", {"v": 1}, 60)
+        await cache.put("b", {"v": 2}, 60)
+        assert await cache.get("a") == {"v": 1}  # a is now the most recent
+        await cache.put("c", {"v": 3}, 60)
+        assert await cache.get("b") is None
+        assert await cache.get("a") == {"v": 1} and await cache.get("c") == {"v": 3}
+        assert len(cache) == 2
+
+    asyncio.run(scenario())
+
+
+def test_in_process_cache_forgets_after_the_ttl_and_copies_values() -> None:
+    async def scenario() -> None:
+        cache = InProcessCache(max_entries=10)
+        value = {"items": [1]}
+        await cache.put("k", value, 0.1)
+        value["items"].append(2)
+        got = await cache.get("k")
+        assert got == {"items": [1]}
+        got["items"].append(3)
+        assert await cache.get("k") == {"items": [1]}
+        time.sleep(0.15)
+        assert await cache.get("k") is None
+
+    asyncio.run(scenario())
+
+
+def test_redis_cache_round_trip_and_ttl() -> None:
+    async def scenario() -> None:
+        cache = RedisCache(service_url(REDIS_VARIABLE), f"threadwise:test:{uuid.uuid4().hex}:")
+        await cache.put("k", {"results": [[{"content": "x"}]]}, 0.3)
+        assert await cache.get("k") == {"results": [[{"content": "x"}]]}
+        assert await cache.get("other") is None
+        await asyncio.sleep(0.4)
+        assert await cache.get("k") is None
+        cache.close()
+
+    asyncio.run(scenario())
+
+
+def test_redis_unavailable_is_a_miss() -> None:
+    async def scenario() -> None:
+        cache = RedisCache("redis://127.0.0.1:1/0", "p:")
+        await cache.put("k", {"v": 1}, 60)
+        assert await cache.get("k") is None
+        cache.close()
+
+    asyncio.run(scenario())

@@ -1,0 +1,327 @@
+"""A bounded, prioritized work queue in front of an engine that runs one job at a time.
+
+Like TGI's router or Triton's dynamic batcher queue, it admits work only while the queue has
+room, so that an overloaded server answers ``503 OVERLOADED`` at once (with a ``Retry-After``
+estimated from what is queued) instead of letting requests wait without bound. Jobs carry a
+priority: interactive work (a translation a user waits for) is taken before batch work (a
+summary), but a batch job that has waited ``BATCH_DELAY_SECONDS`` ranks with new interactive
+work, so neither starves. A job whose caller goes away (its asyncio task is cancelled: a
+dropped connection, a WebSocket cancel frame) leaves the queue at once; a running job is told
+through its deadline and stops at its next check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, Generic, Literal, TypeVar
+
+from threadwise.deadlines import Deadline
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Policy = Literal["priority", "fifo"]
+
+# How long a batch job may wait before it ranks with interactive work queued now.
+BATCH_DELAY_SECONDS = 30.0
+
+
+class Priority(IntEnum):
+    INTERACTIVE = 0  # short work a user waits for (a translation by the model)
+    BATCH = 1  # long work (a summary)
+
+
+@dataclass
+class _Job(Generic[T]):
+    work: Callable[[], T]
+    deadline: Deadline | None
+    priority: Priority
+    rank: float
+    order: int
+    enqueued: float
+    cost: float = 1.0  # relative size: a job of cost 2 is expected to take twice as long
+    future: Future[T] = field(default_factory=Future)
+    started: float | None = None
+
+
+class SchedulerObserver:
+    """What the scheduler reports (metrics); the default ignores everything."""
+
+    def waited(self, queue: str, priority: Priority, seconds: float) -> None:
+        """A job started after waiting ``seconds``."""
+
+    def ran(self, queue: str, priority: Priority, seconds: float) -> None:
+        """A job ended after running ``seconds``."""
+
+    def refused(self, queue: str, priority: Priority) -> None:
+        """A job was refused: the queue was full."""
+
+
+class Scheduler:
+    """``workers`` threads (one for an engine that runs one job at a time) take jobs by rank;
+    at most ``capacity`` jobs of each priority wait or run, and one more is refused with
+    ``OVERLOADED``, as is one that would not finish within its deadline. Waits are estimated
+    from recent run times per unit of a job's ``cost`` (``typical_seconds`` until measured)."""
+
+    def __init__(
+        self,
+        capacity: int,
+        name: str,
+        *,
+        policy: Policy = "priority",
+        observer: SchedulerObserver | None = None,
+        nice: int = 0,
+        workers: int = 1,
+        typical_seconds: tuple[float, float] = (2.0, 5.0),
+    ) -> None:
+        self.capacity = capacity
+        self.name = name
+        self.policy = policy
+        self.observer = observer or SchedulerObserver()
+        self._nice = nice
+        self._cond = threading.Condition()
+        self._waiting: list[_Job[Any]] = []
+        self._running: list[_Job[Any]] = []
+        self._workers = workers
+        self._counts = dict.fromkeys(Priority, 0)  # waiting or running, per priority
+        self._order = itertools.count()
+        # Recent run time per unit of cost, per priority: the basis of every wait estimate.
+        self._mean = dict(zip(Priority, typical_seconds, strict=True))
+        self._observed: set[Priority] = set()
+        self._closed = False
+        for number in range(workers):
+            threading.Thread(target=self._work, name=f"{name}-{number}", daemon=True).start()
+
+    # --- what autoscalers, readiness and callers look at -------------------------------------
+
+    @property
+    def depth(self) -> int:
+        """Requests waiting or running (not start-up work): what an autoscaler scales on."""
+        with self._cond:
+            return sum(j.order >= 0 for j in (*self._waiting, *self._running))
+
+    @property
+    def waiting(self) -> int:
+        with self._cond:
+            return sum(j.order >= 0 for j in self._waiting)
+
+    def saturated(self, priority: Priority = Priority.BATCH) -> bool:
+        """Would a job of ``priority`` be refused now?"""
+        with self._cond:
+            return self._counts[priority] >= self.capacity
+
+    def expected_wait(self, priority: Priority = Priority.BATCH) -> float:
+        """Seconds a job of ``priority`` queued now would wait before it starts."""
+        with self._cond:
+            return self._wait_locked(self._rank(priority, time.monotonic()))
+
+    def _left(self, job: _Job[Any], now: float) -> float:
+        """Expected seconds until a running job ends: its mean, or a quarter of what it has
+        already run (it is slower than the mean, and probably not nearly done)."""
+        elapsed = now - (job.started or now)
+        mean = self._mean[job.priority] * job.cost
+        return max(mean - elapsed, mean / 4, elapsed / 4)
+
+    def _wait_locked(self, rank: float) -> float:
+        if len(self._running) < self._workers and not self._waiting:
+            return 0.0
+        now = time.monotonic()
+        left = [self._left(j, now) for j in self._running]
+        ahead = sum(self._mean[j.priority] * j.cost for j in self._waiting if j.rank <= rank)
+        return (
+            min(left, default=0.0) if len(left) >= self._workers else 0.0
+        ) + ahead / self._workers
+
+    # --- admission --------------------------------------------------------------------------
+
+    def _rank(self, priority: Priority, now: float) -> float:
+        if self.policy == "fifo" or priority is Priority.INTERACTIVE:
+            return now
+        return now + BATCH_DELAY_SECONDS
+
+    def _enqueue(
+        self, work: Callable[[], T], deadline: Deadline | None, priority: Priority, cost: float
+    ) -> _Job[T]:
+        now = time.monotonic()
+        with self._cond:
+            if self._closed:
+                raise ServiceError(
+                    ErrorCode.OVERLOADED,
+                    "The server is shutting down. Retry on another replica, or after the time "
+                    "in the Retry-After header.",
+                    retry_after=5,
+                    reason="draining",
+                )
+            if self._counts[priority] >= self.capacity:
+                retry_after = self._retry_after_locked()
+                self.observer.refused(self.name, priority)
+                raise ServiceError(
+                    ErrorCode.OVERLOADED,
+                    f"The server is busy: {self._counts[priority]} requests of this kind are "
+                    f"already queued for the {self.name} engine (the limit is {self.capacity}); "
+                    "nothing was started. Retry after the time in the Retry-After header.",
+                    retry_after=retry_after,
+                    reason="queue_full",
+                )
+            rank = self._rank(priority, now)
+            wait = self._wait_locked(rank)
+            needed = wait + self._mean[priority] * cost
+            if deadline is not None and wait > 0 and needed > deadline.remaining():
+                # It would wait, then time out: refuse it now, while the client can go elsewhere.
+                self.observer.refused(self.name, priority)
+                raise ServiceError(
+                    ErrorCode.OVERLOADED,
+                    f"The server is busy: the {self.name} engine's queue needs ~{wait:.0f} s "
+                    "before this request could start, too long to finish within its "
+                    f"{deadline.seconds:g} s deadline; nothing was started. Retry after the "
+                    "time in the Retry-After header.",
+                    retry_after=needed - deadline.remaining(),
+                    reason="deadline",
+                )
+            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now, cost)
+            self._waiting.append(job)
+            self._counts[priority] += 1
+            self._cond.notify()
+            return job
+
+    def _retry_after_locked(self) -> float:
+        """When a slot frees: the first running job's expected end (at least 1 s)."""
+        now = time.monotonic()
+        left = [self._left(j, now) for j in self._running]
+        return max(1.0, min(left, default=1.0))
+
+    async def run(
+        self,
+        work: Callable[[], T],
+        deadline: Deadline | None = None,
+        priority: Priority = Priority.BATCH,
+        cost: float = 1.0,
+    ) -> T:
+        """Run ``work`` on the worker thread; ``OVERLOADED`` at once if the queue is full.
+
+        Cancelling the awaiting task removes a waiting job from the queue (its slot is free at
+        once) and tells a running one, through ``deadline``, to stop at its next check."""
+        job = self._enqueue(work, deadline, priority, cost)
+        try:
+            return await asyncio.wrap_future(job.future)
+        except asyncio.CancelledError:
+            self._withdraw(job)
+            raise
+
+    def _withdraw(self, job: _Job[Any]) -> None:
+        with self._cond:
+            if job in self._waiting:
+                self._waiting.remove(job)
+                self._counts[job.priority] -= 1
+                job.future.cancel()
+                return
+        if job.deadline is not None:
+            job.deadline.cancel()  # running: it stops at its next deadline check
+
+    def submit(self, work: Callable[[], T]) -> Future[T]:
+        """Queue start-up work (loading the model) ahead of everything, outside admission and
+        the counts."""
+        job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, time.monotonic())
+        with self._cond:
+            self._waiting.append(job)
+            self._cond.notify()
+        return job.future
+
+    # --- the worker ---------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        if self._nice:
+            # Below the event loop and the fast engines: they preempt the model, not the
+            # reverse. Threads the engine starts from here inherit the value.
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self._nice)
+            except OSError as exc:
+                log.warning("could not lower the %s worker's priority: %s", self.name, exc)
+        while True:
+            with self._cond:
+                while not self._waiting and not self._closed:
+                    self._cond.wait()
+                if not self._waiting:
+                    return
+                job = min(self._waiting, key=lambda j: (j.rank, j.order))
+                self._waiting.remove(job)
+                job.started = time.monotonic()
+                self._running.append(job)
+            self._execute(job)
+            with self._cond:
+                self._running.remove(job)
+                if job.order >= 0:
+                    self._counts[job.priority] -= 1
+
+    def _check_time_left(self, job: _Job[Any]) -> None:
+        """A job that waited so long it cannot finish in time is refused, not started: the
+        queue, not the job, was the problem (``OVERLOADED`` rather than ``REQUEST_TIMEOUT``)."""
+        assert job.deadline is not None and job.started is not None
+        left = job.deadline.remaining()
+        waited = job.started - job.enqueued
+        with self._cond:
+            mean = self._mean[job.priority] * job.cost
+        if left > mean or waited < 0.5:
+            if left <= 0:  # it never could have: its deadline was shorter than no wait at all
+                job.deadline.check()
+            return
+        raise ServiceError(
+            ErrorCode.OVERLOADED,
+            f"The server is busy: this request waited {waited:.0f} s for the {self.name} "
+            f"engine, too long to finish within its {job.deadline.seconds:g} s deadline; "
+            "nothing was started. Retry after the time in the Retry-After header.",
+            retry_after=mean,
+            reason="queue_wait",
+        )
+
+    def _execute(self, job: _Job[Any]) -> None:
+        assert job.started is not None
+        if not job.future.set_running_or_notify_cancel():
+            return
+        self.observer.waited(self.name, job.priority, job.started - job.enqueued)
+        try:
+            if job.deadline is not None:
+                job.deadline.check()  # it may have been cancelled
+                self._check_time_left(job)
+        except BaseException as exc:
+            job.future.set_exception(exc)
+            return
+        try:
+            result = job.work()
+        except BaseException as exc:
+            job.future.set_exception(exc)
+        else:
+            job.future.set_result(result)
+        finally:
+            seconds = time.monotonic() - job.started
+            if job.order >= 0:  # start-up work says nothing about requests
+                with self._cond:
+                    # The first run replaces the guess; later ones move the mean a third.
+                    rate = seconds / job.cost
+                    old = self._mean[job.priority] if job.priority in self._observed else rate
+                    self._mean[job.priority] = (2 * old + rate) / 3
+                    self._observed.add(job.priority)
+                self.observer.ran(self.name, job.priority, seconds)
+
+    def shutdown(self) -> None:
+        """Refuse new work and drop what waits; a running job finishes on its own."""
+        with self._cond:
+            self._closed = True
+            for job in self._waiting:
+                job.future.cancel()
+                if job.order >= 0:
+                    self._counts[job.priority] -= 1
+            self._waiting.clear()
+            self._cond.notify_all()

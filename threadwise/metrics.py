@@ -1,0 +1,129 @@
+"""Prometheus metrics, every name prefixed ``threadwise_``, in a registry of their own
+(one per service instance, so that tests can build several)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from threadwise.engines.scheduler import Priority, SchedulerObserver
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+# From a cached answer (milliseconds) to a long summary in a queue (minutes).
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
+
+
+class Metrics(SchedulerObserver):
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "threadwise_requests",
+            "Superpower requests answered, by operation, code (OK or the error code), "
+            "organization and transport.",
+            ["operation", "code", "organization", "transport"],
+            registry=r,
+        )
+        self.refusals = Counter(
+            "threadwise_refusals",
+            "Requests refused before any work (or given up by their client), by operation "
+            "and reason.",
+            ["operation", "reason"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "threadwise_request_duration_seconds",
+            "Time to answer a superpower request, by operation and engine.",
+            ["operation", "engine"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.queue_wait = Histogram(
+            "threadwise_queue_wait_seconds",
+            "Time a job waited in an engine's queue before it started.",
+            ["queue", "priority"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.queue_run = Histogram(
+            "threadwise_queue_run_seconds",
+            "Time a job held an engine.",
+            ["queue", "priority"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.queue_depth = Gauge(
+            "threadwise_queue_depth",
+            "Jobs waiting for or holding an engine: scale on this.",
+            ["queue"],
+            registry=r,
+        )
+        self.queue_capacity = Gauge(
+            "threadwise_queue_capacity",
+            "Jobs of one priority an engine's queue admits.",
+            ["queue"],
+            registry=r,
+        )
+        self.model_tokens = Counter(
+            "threadwise_model_tokens",
+            "Tokens the language model processed (prompt) and generated (completion).",
+            ["kind"],
+            registry=r,
+        )
+        self.model_tokens_per_second = Gauge(
+            "threadwise_model_generation_tokens_per_second",
+            "Generation speed of the language model's last call.",
+            registry=r,
+        )
+        self.model_calls = Histogram(
+            "threadwise_model_call_seconds",
+            "Duration of one call of the language model.",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.cache = Counter(
+            "threadwise_cache_lookups",
+            "Cache lookups by cache (result, thread, prefix, idempotency) and outcome.",
+            ["cache", "outcome"],
+            registry=r,
+        )
+        self.in_flight = Gauge(
+            "threadwise_requests_in_flight",
+            "Superpower requests being worked on.",
+            registry=r,
+        )
+        self.ready = Gauge(
+            "threadwise_ready", "1 when the service takes traffic (see /readyz).", registry=r
+        )
+
+    def watch_queue(self, name: str, depth: Callable[[], float], capacity: int) -> None:
+        self.queue_depth.labels(name).set_function(depth)
+        self.queue_capacity.labels(name).set(capacity)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
+
+    # --- SchedulerObserver ------------------------------------------------------------------
+
+    def waited(self, queue: str, priority: Priority, seconds: float) -> None:
+        self.queue_wait.labels(queue, priority.name.lower()).observe(seconds)
+
+    def ran(self, queue: str, priority: Priority, seconds: float) -> None:
+        self.queue_run.labels(queue, priority.name.lower()).observe(seconds)
+
+    def refused(self, queue: str, priority: Priority) -> None:
+        """Counted with the request's operation by the request record."""
+
+    # --- the language model -----------------------------------------------------------------
+
+    def model_call(
+        self, prompt_tokens: int, completion_tokens: int, seconds: float, generation: float
+    ) -> None:
+        """One model call: ``generation`` is the part of ``seconds`` spent generating."""
+        self.model_tokens.labels("prompt").inc(prompt_tokens)
+        self.model_tokens.labels("completion").inc(completion_tokens)
+        self.model_calls.observe(seconds)
+        if completion_tokens > 1 and generation > 0:
+            self.model_tokens_per_second.set(completion_tokens / generation)

@@ -1,0 +1,200 @@
+"""The superpowers as every transport calls them: shutdown admission, idempotency keys, the
+result cache and the request record around the operation itself.
+
+REST routes and the WebSocket endpoint both call ``Operations.run`` and render what it
+returns (or raises) in their own framing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from threadwise.cache import Cache
+from threadwise.errors import ServiceError
+from threadwise.metrics import Metrics
+from threadwise.payload import character_count
+from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.serving.idempotency import Claim, IdempotencyStore
+from threadwise.serving.lifecycle import Lifecycle
+from threadwise.serving.records import RequestRecord, engine_kind
+from threadwise.superpowers.summarize import SummarizeSuperpower
+from threadwise.superpowers.translate import TranslateSuperpower
+
+Operation = Literal["summarize", "translate"]
+Results = list[list[ResponseItem]]
+
+# A claimed idempotency key outlives its request's deadline by this much, then expires (a
+# replica that died mid-request does not hold the key for ever).
+_LEASE_MARGIN_SECONDS = 30.0
+
+
+class Operations:
+    def __init__(
+        self,
+        *,
+        summarize: SummarizeSuperpower,
+        translate: TranslateSuperpower,
+        lifecycle: Lifecycle,
+        idempotency: IdempotencyStore,
+        results: Cache,
+        results_ttl_seconds: float,
+        version: str,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.summarize = summarize
+        self.translate = translate
+        self.lifecycle = lifecycle
+        self.idempotency = idempotency
+        self.results = results
+        self.results_ttl_seconds = results_ttl_seconds
+        # Everything besides the request that decides an answer: engines, models, settings.
+        self.version = version
+        self.metrics = metrics
+
+    async def run(
+        self,
+        operation: Operation,
+        body: MessageBody,
+        *,
+        scope: str,
+        record: RequestRecord,
+        idempotency_key: str | None = None,
+        on_partial: Callable[[str], None] | None = None,
+    ) -> Results:
+        """Answer ``body``; ``scope`` (tenant and organization) keeps caches and keys apart.
+        ``on_partial`` gets a summary's draft as the model writes it (not when the answer
+        comes from a cache or an earlier request with the key)."""
+        record.operation = operation
+        record.organization = body.request.context.organizationId
+        record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
+        record.characters = character_count(body)
+        try:
+            async with self.lifecycle.working():
+                if idempotency_key is None:
+                    return await self._answer(operation, body, scope, record, on_partial)
+                return await self._once(operation, body, scope, record, idempotency_key, on_partial)
+        except ServiceError as exc:
+            record.failed_with(exc)
+            raise
+
+    async def _once(
+        self,
+        operation: Operation,
+        body: MessageBody,
+        scope: str,
+        record: RequestRecord,
+        key: str,
+        on_partial: Callable[[str], None] | None,
+    ) -> Results:
+        seconds = self._deadline_seconds(operation, body)
+        claim = await self.idempotency.claim(
+            scope,
+            key,
+            digest({"operation": operation, "body": canonical_body(body)}),
+            wait_seconds=seconds,
+            lease_seconds=seconds + _LEASE_MARGIN_SECONDS,
+        )
+        if claim.answer is not None:
+            record.idempotency = "replayed"
+            self._count("idempotency", "replayed")
+            return _decode(claim.answer)
+        record.idempotency = "waited then new" if claim.waited else "new"
+        self._count("idempotency", "new")
+        try:
+            results = await self._answer(operation, body, scope, record, on_partial)
+        except ServiceError as exc:
+            await self._end_failed(claim, exc)
+            raise
+        except BaseException:
+            await self.idempotency.release(claim)  # cancelled: a retry does the work
+            raise
+        await self.idempotency.complete(claim, _encode(results))
+        return results
+
+    async def _end_failed(self, claim: Claim, error: ServiceError) -> None:
+        # A retryable failure is not the answer: a retry with the same key tries again.
+        if error.code.retryable or error.code is ErrorCode.REQUEST_CANCELLED:
+            await self.idempotency.release(claim)
+        else:
+            await self.idempotency.complete(
+                claim, {"error": {"code": error.code.value, "message": error.message}}
+            )
+
+    async def _answer(
+        self,
+        operation: Operation,
+        body: MessageBody,
+        scope: str,
+        record: RequestRecord,
+        on_partial: Callable[[str], None] | None = None,
+    ) -> Results:
+        key = digest(
+            {"scope": scope, "version": self.version, "operation": operation} | cache_content(body)
+        )
+        cached = await self.results.get(key) if self.results_ttl_seconds > 0 else None
+        if cached is not None:
+            self._count("result", "hit")
+            record.cache = "hit"
+            results = _decode(cached)
+        else:
+            self._count("result", "miss")
+            if operation == "summarize":
+                results = [await self.summarize(body, on_partial, scope=scope)]
+            else:
+                results = await self.translate(body)
+            if not any("fallback" in (i.engine or "") for items in results for i in items):
+                # A fallback answer is what a busy moment gave, not what to keep giving.
+                await self.results.put(key, _encode(results), self.results_ttl_seconds)
+        engines = [i.engine for items in results for i in items if i.engine]
+        record.engine = engine_kind(next((e for e in engines if e != "none"), "none"))
+        return results
+
+    def _deadline_seconds(self, operation: Operation, body: MessageBody) -> float:
+        power = self.summarize if operation == "summarize" else self.translate
+        return power.deadlines.seconds(character_count(body))
+
+    def _count(self, cache: str, outcome: str) -> None:
+        if self.metrics is not None:
+            self.metrics.cache.labels(cache, outcome).inc()
+
+
+def canonical_body(body: MessageBody) -> dict[str, Any]:
+    """The body as parsed (unknown keys dropped), with timestamps as the caller wrote them."""
+    dumped = body.model_dump(mode="json")
+    dumped["timestamps"] = _timestamps(body)
+    return dumped
+
+
+def cache_content(body: MessageBody) -> dict[str, Any]:
+    """What decides an answer: conversations, languages and settings; not the request's IDs."""
+    request = body.request
+    return {
+        "conversations": [c.model_dump(mode="json") for c in request.scope.conversations],
+        "timestamps": _timestamps(body),
+        "settings": request.settings.model_dump(mode="json", exclude={"disableStream"}),
+        "channel": body.session.channel.language,
+    }
+
+
+def _timestamps(body: MessageBody) -> list[str | None]:
+    # Echoed exactly in translations: part of the answer.
+    return [m.timestamp_text for c in body.request.scope.conversations for m in c.messages]
+
+
+def digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _encode(results: Results) -> dict[str, Any]:
+    return {"results": [[i.model_dump(mode="json", exclude_none=True) for i in r] for r in results]}
+
+
+def _decode(stored: Any) -> Results:
+    if "error" in stored:
+        error = stored["error"]
+        raise ServiceError(ErrorCode(error["code"]), error["message"])
+    return [[ResponseItem.model_validate(i) for i in r] for r in stored["results"]]
