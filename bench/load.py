@@ -19,8 +19,9 @@ refused, p50/p99 of accepted work per kind, and checks that every request got ex
 answer (its own: the echoed correlation ID and request ID), that no 5xx but 503 OVERLOADED
 came, each with Retry-After.
 
-Requests go through a ``Transport``; REST is the one here. A WebSocket transport (several
-requests in flight on one socket, matched by correlationId) plugs in with the same interface.
+Requests go through a ``Transport``: REST, or WebSocket (a few sockets, many requests in
+flight on each, matched by correlationId, every frame counted so that a second answer to one
+request shows). ``--transport both`` (the default) alternates them request by request.
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import httpx2
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL
+from threadwise.protocol import ErrorCode
 
 DATA = Path(__file__).parent / "data"
 ORGANIZATION = "org-bench"
@@ -203,6 +208,127 @@ class RestTransport:
 
     async def close(self) -> None:
         await self.client.aclose()
+
+
+class SocketTransport:
+    """Requests spread over ``sockets`` WebSockets, as the official client frames them."""
+
+    name = "websocket"
+
+    def __init__(self, base_url: str, token: str, sockets: int = 4) -> None:
+        self.url = base_url.replace("http://", "ws://", 1) + "/ws"
+        self.token = token
+        self.size = sockets
+        self.sockets: list[ClientConnection] = []
+        self.readers: list[asyncio.Task[None]] = []
+        self.pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.frames: Counter[str] = Counter()  # frames received per correlation id
+        self.turn = 0
+        self._opening = asyncio.Lock()
+
+    async def _socket(self) -> ClientConnection:
+        async with self._opening:
+            if not self.sockets:
+                for _ in range(self.size):
+                    socket_ = await connect(
+                        self.url,
+                        subprotocols=[Subprotocol("optave-v1"), Subprotocol(self.token)],
+                        max_size=1 << 20,
+                        open_timeout=30,
+                    )
+                    self.sockets.append(socket_)
+                    self.readers.append(asyncio.ensure_future(self._read(socket_)))
+        self.turn += 1
+        return self.sockets[self.turn % len(self.sockets)]
+
+    async def _read(self, socket_: ClientConnection) -> None:
+        try:
+            async for text in socket_:
+                frame = json.loads(text)
+                correlation = str(frame.get("correlationId"))
+                self.frames[correlation] += 1
+                waiting = self.pending.get(correlation)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(frame)
+        except ConnectionClosed:
+            pass
+        for waiting in self.pending.values():
+            if not waiting.done():
+                waiting.set_exception(ConnectionError("the socket closed"))
+
+    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer:
+        correlation = uuid.uuid4().hex
+        started = time.perf_counter()
+        waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.pending[correlation] = waiting
+        frame = {
+            "action": "message",
+            "headers": {"correlationId": correlation, "action": operation},
+            "payload": body,
+        }
+        try:
+            socket_ = await self._socket()
+            await socket_.send(json.dumps(frame))
+            reply = await asyncio.wait_for(waiting, CLIENT_TIMEOUT_SECONDS)
+        except (OSError, TimeoutError, ConnectionClosed) as exc:
+            return Answer(kind, None, failure=f"{type(exc).__name__}: {exc}")
+        finally:
+            del self.pending[correlation]
+        seconds = time.perf_counter() - started
+        own = reply.get("correlationId") == correlation and (
+            reply.get("requestId") == body["request"]["requestId"] or reply["state"] == "error"
+        )
+        if reply["state"] != "error":
+            return Answer(kind, 200, "OK", None, seconds, own)
+        error = reply["error"]
+        status = ErrorCode(error["code"]).http_status
+        # A socket has no Retry-After header: its error says whether to retry.
+        retry = "retryable" if error.get("retryable") else None
+        return Answer(kind, status, error["code"], retry, seconds, own)
+
+    def repeated(self) -> int:
+        """Requests answered by more than one frame."""
+        return sum(1 for n in self.frames.values() if n > 1)
+
+    async def close(self) -> None:
+        for socket_ in self.sockets:
+            await socket_.close()
+        for reader in self.readers:
+            await reader
+
+
+class MixedTransport:
+    """REST and WebSocket in turn, request by request."""
+
+    name = "rest+websocket"
+
+    def __init__(self, rest: RestTransport, socket_: SocketTransport) -> None:
+        self.rest = rest
+        self.socket = socket_
+        self.turn = 0
+
+    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer:
+        self.turn += 1
+        if self.turn % 2:
+            return await self.rest.send(kind, operation, body)
+        return await self.socket.send(kind, operation, body)
+
+    async def close(self) -> None:
+        await self.rest.close()
+        await self.socket.close()
+
+
+def make_transport(name: str, base_url: str, token: str) -> Transport:
+    if name == "rest":
+        return RestTransport(base_url, token)
+    if name == "websocket":
+        return SocketTransport(base_url, token)
+    return MixedTransport(RestTransport(base_url, token), SocketTransport(base_url, token))
+
+
+def repeated_answers(transport: Transport) -> int:
+    sockets = [getattr(transport, "socket", None), transport]
+    return sum(t.repeated() for t in sockets if isinstance(t, SocketTransport))
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -493,7 +619,7 @@ async def soak(
 
 
 async def run(args: argparse.Namespace, server: Server, token: str) -> list[str]:
-    transport: Transport = RestTransport(server.url, token)
+    transport = make_transport(args.transport, server.url, token)
     rng = random.Random(args.seed)
     problems: list[str] = []
     try:
@@ -505,6 +631,10 @@ async def run(args: argparse.Namespace, server: Server, token: str) -> list[str]
             problems += await soak(transport, server, args, rng)
     finally:
         await transport.close()
+    repeated = repeated_answers(transport)
+    print(f"WebSocket requests answered by more than one frame: {repeated}")
+    if repeated:
+        problems.append(f"{repeated} WebSocket requests answered more than once")
     return problems
 
 
@@ -586,6 +716,12 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser.add_argument("--resummarize", action="store_true", help="re-summary of a grown thread")
     parser.add_argument("--soak", type=float, default=0.0, metavar="MINUTES")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--transport",
+        choices=["both", "rest", "websocket"],
+        default="both",
+        help="how requests reach the server ('both': in turn)",
+    )
     parser.add_argument(
         "--compare-scheduling", action="store_true",
         help="only this: translations by the model behind summaries, fifo against priority",
