@@ -366,14 +366,40 @@ def apertium_apy() -> Iterator[int]:
             process.wait(timeout=10)
 
 
-def run_throughput(services: Services, count: int) -> None:
+@contextmanager
+def threadwise_serve() -> Iterator[tuple[int, str]]:
+    """``threadwise serve`` in a process of its own, as APy runs in its own: a server in the
+    benchmark's process would share its interpreter lock with the client. Yields the port and
+    a token for the bench's organization."""
+    from bench.websocket import server, settings_for
+    from threadwise.services import build_client_registry
+
+    data_dir = Path(tempfile.mkdtemp(prefix="threadwise-bench-serve-"))
+    settings = settings_for(data_dir)
+    registry = build_client_registry(settings)
+    client = registry.create("default", ["bench"], "bench")
+    registry.database.close()
+    with server(data_dir, settings) as (_, url):
+        port = int(url.rsplit(":", 1)[1])
+        grant = Client(port)
+        fields = {
+            "grant_type": "client_credentials",
+            "client_id": client.client.client_id,
+            "client_secret": client.client_secret,
+        }
+        access_token = str(grant.post_form("/auth/oauth2/token", fields)["access_token"])
+        grant.close()
+        yield port, access_token
+
+
+def run_throughput(count: int) -> None:
     print(
         f"\n## Throughput on eng→spa, one request at a time, {count} messages each "
-        "(alternating blocks of 50)"
+        "(alternating blocks of 50; both servers in processes of their own)"
     )
     messages = [f"{SHORT_MESSAGE} Ticket {i}." for i in range(count)]
-    with serving(services) as port, apertium_apy() as apy_port:
-        ours, apy = Client(port, token(services)), Client(apy_port)
+    with threadwise_serve() as (port, access_token), apertium_apy() as apy_port:
+        ours, apy = Client(port, access_token), Client(apy_port)
         fields = {"langpair": "eng|spa", "q": SHORT_MESSAGE}
         for _ in range(5):  # warm both
             ours.post_json("/message/translate", body([SHORT_MESSAGE], "es-ES", "fast"))
@@ -441,7 +467,9 @@ def main() -> None:
     args = parser.parse_args()
     everything = not (args.quality or args.latency or args.throughput or args.markdown)
     # Its own data directory: the bench's client must not stand in for the first-run client.
-    services = build_services(Settings(data_dir=Path(tempfile.mkdtemp(prefix="threadwise-bench-"))))
+    # No result cache: the latency figures repeat one request, which it would answer.
+    data_dir = Path(tempfile.mkdtemp(prefix="threadwise-bench-"))
+    services = build_services(Settings(data_dir=data_dir, result_cache_ttl_seconds=0))
     services.start()
     while not services.ready:
         if services.load_error is not None:
@@ -467,7 +495,7 @@ def main() -> None:
         if args.latency or everything:
             run_latency(services, args.requests)
         if args.throughput or everything:
-            run_throughput(services, 500)
+            run_throughput(500)
     finally:
         services.close()
 

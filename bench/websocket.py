@@ -82,6 +82,8 @@ def settings_for(data_dir: Path) -> Settings:
         llm_model_path=model if model.is_file() else None,
         rate_limit_requests_per_minute=UNLIMITED,
         rate_limit_characters_per_minute=UNLIMITED,
+        # The same request is sent again and again: the transports are measured, not a cache.
+        result_cache_ttl_seconds=0,
     )
 
 
@@ -93,6 +95,7 @@ def server(data_dir: Path, settings: Settings) -> Iterator[tuple[subprocess.Pope
         **os.environ,
         "THREADWISE_DATA_DIR": str(data_dir),
         "THREADWISE_RATE_LIMIT_REQUESTS_PER_MINUTE": str(UNLIMITED),
+        "THREADWISE_RESULT_CACHE_TTL_SECONDS": "0",
         "THREADWISE_RATE_LIMIT_CHARACTERS_PER_MINUTE": str(UNLIMITED),
     }
     if settings.llm_model_path is not None:
