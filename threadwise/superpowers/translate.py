@@ -11,6 +11,7 @@ deadline (the model is busy) gives way to the direction's fast engine, and the r
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -120,13 +121,14 @@ class Translator:
         conversation_words: dict[int, list[str]] = {}
         for message, text in zip(job.messages, words, strict=True):
             conversation_words.setdefault(message.conversation, []).append(text)
+        # A one-message conversation's text is its message's: identified once.
+        detect = functools.cache(self.identifier.detect_with_probability)
         conversation_language = {
-            ci: self.identifier.detect_with_probability(" ".join(texts)[:2000])
-            for ci, texts in conversation_words.items()
+            ci: detect(" ".join(texts)[:2000]) for ci, texts in conversation_words.items()
         }
         languages: list[str | None] = []
         for message, text in zip(job.messages, words, strict=True):
-            own, probability = self.identifier.detect_with_probability(text)
+            own, probability = detect(text)
             common, common_probability = conversation_language[message.conversation]
             # A short message ("ok", "Merci !") is often a guess: its conversation knows better.
             unsure = own is not None and probability < self.identifier.SURE

@@ -20,11 +20,12 @@ Shape = tuple[str, ...]
 def structure_problems(source: str, translated: str) -> list[str]:
     """What differs between the two messages' structure and protected text; empty if nothing."""
     problems = []
-    before, after = _shape(_MD.parse(source)), _shape(_MD.parse(translated))
+    source_tokens, translated_tokens = _MD.parse(source), _MD.parse(translated)
+    before, after = _shape(source_tokens), _shape(translated_tokens)
     if before != after:
         problems.append(_first_difference(before, after))
-    lost = protected_counts(_texts(_MD.parse(source)))
-    gained = protected_counts(_texts(_MD.parse(translated)))
+    lost = protected_counts(_texts(source_tokens))
+    gained = protected_counts(_texts(translated_tokens))
     if lost != gained:
         missing = ", ".join(repr(k) for k in (lost - gained))
         extra = ", ".join(repr(k) for k in (gained - lost))
@@ -34,12 +35,11 @@ def structure_problems(source: str, translated: str) -> list[str]:
 
 def inline_problems(source: str, translated: str) -> list[str]:
     """The same check for one block's inline content."""
-    before, after = _shape(_MD.parseInline(source)), _shape(_MD.parseInline(translated))
+    source_tokens, translated_tokens = _MD.parseInline(source), _MD.parseInline(translated)
+    before, after = _shape(source_tokens), _shape(translated_tokens)
     if before != after:
         return [_first_difference(before, after)]
-    if protected_counts(_texts(_MD.parseInline(source))) != protected_counts(
-        _texts(_MD.parseInline(translated))
-    ):
+    if protected_counts(_texts(source_tokens)) != protected_counts(_texts(translated_tokens)):
         return ["protected text changed"]
     return []
 
