@@ -371,25 +371,10 @@ def threadwise_serve() -> Iterator[tuple[int, str]]:
     """``threadwise serve`` in a process of its own, as APy runs in its own: a server in the
     benchmark's process would share its interpreter lock with the client. Yields the port and
     a token for the bench's organization."""
-    from bench.websocket import server, settings_for
-    from threadwise.services import build_client_registry
+    from bench.websocket import served_with_token
 
-    data_dir = Path(tempfile.mkdtemp(prefix="threadwise-bench-serve-"))
-    settings = settings_for(data_dir)
-    registry = build_client_registry(settings)
-    client = registry.create("default", ["bench"], "bench")
-    registry.database.close()
-    with server(data_dir, settings) as (_, url):
-        port = int(url.rsplit(":", 1)[1])
-        grant = Client(port)
-        fields = {
-            "grant_type": "client_credentials",
-            "client_id": client.client.client_id,
-            "client_secret": client.client_secret,
-        }
-        access_token = str(grant.post_form("/auth/oauth2/token", fields)["access_token"])
-        grant.close()
-        yield port, access_token
+    with served_with_token(["bench"], "threadwise-bench-serve-") as (_, url, access_token):
+        yield int(url.rsplit(":", 1)[1]), access_token
 
 
 def run_throughput(count: int) -> None:

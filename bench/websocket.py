@@ -278,23 +278,31 @@ async def idle_and_busy(
     )
 
 
-async def bench(args: argparse.Namespace) -> None:
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-websocket-"))
+@contextmanager
+def served_with_token(
+    organizations: list[str], prefix: str
+) -> Iterator[tuple[subprocess.Popen[bytes], str, str]]:
+    """``threadwise serve`` in a fresh data directory with a client for ``organizations``;
+    yields the process, its URL and a token fetched as the official client fetches it."""
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
     settings = settings_for(data_dir)
     registry = build_client_registry(settings)
-    client = registry.create("default", ["org-1"], "bench")
+    client = registry.create("default", organizations, "bench")
     registry.database.close()
     with server(data_dir, settings) as (process, url):
-        async with httpx2.AsyncClient(base_url=url) as http:
-            response = await http.post(
-                "/auth/oauth2/token",
-                params={
-                    "grant_type": "client_credentials",
-                    "client_id": client.client.client_id,
-                    "client_secret": client.client_secret,
-                },
-            )
-            token: str = response.json()["access_token"]
+        response = httpx2.post(
+            f"{url}/auth/oauth2/token",
+            params={
+                "grant_type": "client_credentials",
+                "client_id": client.client.client_id,
+                "client_secret": client.client_secret,
+            },
+        )
+        yield process, url, str(response.json()["access_token"])
+
+
+async def bench(args: argparse.Namespace) -> None:
+    with served_with_token(["org-1"], "bench-websocket-") as (process, url, token):
         print(f"threadwise serve (pid {process.pid}) on {url}; load: {os.getloadavg()[0]:.2f}")
         await latency(url, token, args.requests)
         await idle_and_busy(url, token, process.pid, args.idle, args.busy, args.each, args.rounds)

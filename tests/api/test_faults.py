@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.test_serving import fast_body
-from tests.conftest import DATA, minimal_body
+from tests.conftest import DATA, minimal_body, wait_until_ready
 from threadwise.deadlines import DeadlinePolicy
 from threadwise.services import Services
 
@@ -22,11 +22,7 @@ pytestmark = pytest.mark.usefixtures("ready")
 
 @pytest.fixture(scope="module")
 def ready(client: TestClient, services: Services) -> None:
-    deadline = time.monotonic() + 120
-    while not services.loaded:
-        assert services.load_error is None, services.load_error
-        assert time.monotonic() < deadline, "the engines did not load within 120 s"
-        time.sleep(0.2)
+    wait_until_ready(services, 120)
 
 
 def error_of(response: Any, status: int, code: str) -> str:

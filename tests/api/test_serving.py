@@ -14,22 +14,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
-from tests.conftest import minimal_body
-from threadwise.api.app import create_app
+from tests.conftest import minimal_body, serving, wait_until_ready
+from threadwise.config import Settings
 from threadwise.logs import JsonFormatter
 from threadwise.services import Services
 
 
 @pytest.fixture(scope="module", autouse=True)
 def ready(client: TestClient, services: Services) -> None:
-    deadline = time.monotonic() + 120
-    while not services.loaded:
-        assert services.load_error is None, services.load_error
-        assert time.monotonic() < deadline, "the engines did not load within 120 s"
-        time.sleep(0.2)
+    wait_until_ready(services, 120)
 
 
 def fast_body(text: str | None = None) -> dict[str, Any]:
@@ -154,25 +149,10 @@ def test_readiness_follows_load_saturation_and_draining(
 
 
 @pytest.fixture
-def server(services: Services) -> Iterator[int]:
+def server(services: Services, settings: Settings) -> Iterator[int]:
     """The same services behind a real uvicorn on 127.0.0.1, for what TestClient cannot do."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(services, manage_services=False),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-    )
-    uvicorn_server = uvicorn.Server(config)
-    thread = threading.Thread(target=uvicorn_server.run, daemon=True)
-    thread.start()
-    while not uvicorn_server.started:
-        time.sleep(0.02)
-    yield port
-    uvicorn_server.should_exit = True
-    thread.join(10)
+    with serving(services, settings) as running:
+        yield running.config.port
 
 
 def test_a_dropped_connection_takes_its_job_out_of_the_queue(
