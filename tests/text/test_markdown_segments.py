@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DATA
-from threadwise.text.markdown_segments import MarkdownSegmenter, escape_markdown
+from threadwise.text.markdown_segments import MarkdownSegmenter, escape_markdown, is_plain
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.protected import protected_counts
 from threadwise.text.tagged import Part, Parts, Tag, parse_tags, to_tagged
@@ -211,3 +211,58 @@ def test_property_tags_moved_by_an_engine_still_give_valid_markdown(
 def test_property_any_text_round_trips(text: str) -> None:
     segmented = SEGMENTER.segment(text)
     assert segmented.render([s.source() for s in segmented.segments]) == text
+
+
+# Chat-like text: words, sentence punctuation, digits, and now and then a character that
+# makes it Markdown or protected (so both sides of is_plain are drawn).
+_CHATTY = st.text(
+    alphabet=st.sampled_from(
+        [
+            *(string.ascii_letters + string.digits + " .,;:!?'\"()-+=/%@{}&*_`#>|~[]\\\n\t"),
+            *("é", "ñ", "ü", "¿", "¡", "👍", "\u00a0", "\x00"),
+        ]
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_CHATTY, st.text(max_size=60)))
+def test_property_plain_text_is_segmented_as_the_parser_would(text: str) -> None:
+    """The shortcut for plain text gives what the parser gives, and plain really is plain."""
+    if not is_plain(text):
+        return
+    assert SEGMENTER.segment(text) == SEGMENTER.parsed(text)
+    assert protected_counts(text) == protected_counts("")
+    if text.strip():
+        assert structure_problems(text, "Words") == []  # one paragraph of plain text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CHATTY, _CHATTY)
+def test_property_two_plain_texts_have_the_same_structure(source: str, translation: str) -> None:
+    """Why a plain translation of a plain message needs no structure check."""
+    if is_plain(source) and is_plain(translation) and source.strip() and translation.strip():
+        assert structure_problems(source, translation) == []
+
+
+def test_plain_chat_messages_skip_the_parser_and_markdown_does_not() -> None:
+    assert is_plain("Hi! Could you tell me where my order is? It has not arrived yet.")
+    assert is_plain("¿Dónde está mi pedido 4417? Llegó roto, 50% del precio.")
+    for markdown in (
+        "Send **it**",
+        "1. first",
+        "- item",
+        "see https://example.com",
+        "mail a@b.co",
+        "hi @sam",
+        "ok 👍",
+        "{{name}}",
+        "two\nlines",
+        " indented",
+        "# title",
+        "a | b",
+        "Tom &amp; Jerry",
+        "100%s",
+    ):
+        assert not is_plain(markdown), markdown

@@ -14,11 +14,10 @@ from typing import Any, TypeVar
 
 from fastapi import Request
 
+from threadwise.api.deps import Admitted
 from threadwise.api.records import record_of
-from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
-from threadwise.protocol import ErrorCode, MessageBody
-from threadwise.services import Services
+from threadwise.protocol import ErrorCode
 from threadwise.serving.idempotency import check_key
 from threadwise.serving.operations import Operation, Results
 
@@ -33,19 +32,14 @@ class ClientGone(Exception):
     """The client closed the connection before its answer was ready."""
 
 
-async def run_operation(
-    request: Request,
-    services: Services,
-    caller: Principal,
-    operation: Operation,
-    body: MessageBody,
-) -> Results:
+async def run_operation(request: Request, admitted: Admitted, operation: Operation) -> Results:
     key = request.headers.get(IDEMPOTENCY_HEADER)
     record = record_of(request)
-    work = services.operations.run(
+    body = admitted.body
+    work = admitted.services.operations.run(
         operation,
         body,
-        scope=f"{caller.claims.tenant}:{body.request.context.organizationId}",
+        scope=f"{admitted.caller.claims.tenant}:{body.request.context.organizationId}",
         record=record,
         idempotency_key=check_key(key, f"The {IDEMPOTENCY_HEADER} header") if key else None,
     )

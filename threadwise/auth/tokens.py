@@ -8,7 +8,9 @@ Claims (`decisions.md` §3): ``iss``, ``aud`` (the tenant), ``sub`` (the client 
 from __future__ import annotations
 
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +25,11 @@ SCOPE = "superpowers"
 _OWN_CLAIMS = ["iss", "aud", "sub", "orgs", "scope", "iat", "exp", "jti"]
 _EXTERNAL_CLAIMS = ["iss", "aud", "sub", "orgs", "iat", "exp"]
 _FETCH_NEW = "Fetch a new token from POST /auth/oauth2/token."
+# A token checked once is taken at its word for this long (never past its expiry): a client
+# sends the same token with every request, and a signature check costs more than the rest of
+# a fast translation's bookkeeping.
+_VERIFIED_SECONDS = 30.0
+_VERIFIED_ENTRIES = 4096
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,8 @@ class TokenVerifier:
         self.leeway_seconds = leeway_seconds
         self.external = external
         self.clock = clock
+        self._verified: OrderedDict[tuple[str, str], tuple[float, Claims]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def is_local(self, token: str) -> bool:
         """Whether checking ``token`` needs no network (its key is one of ours, or unknown)."""
@@ -122,10 +131,24 @@ class TokenVerifier:
 
     def verify(self, token: str, tenant: str) -> Claims:
         """The token's claims, or ``INVALID_TOKEN`` / ``TOKEN_EXPIRED`` saying what is wrong."""
+        now = self.clock()
+        with self._lock:
+            memo = self._verified.get((token, tenant))
+        if memo is not None and now < memo[0]:
+            return memo[1]
         kid = _kid(token)
         key = self.keys.find(kid) if kid else None
         if key is not None:
-            return self._own(token, key, tenant)
+            claims = self._own(token, key, tenant)
+            # Within its lifetime; a key retired meanwhile is noticed within _VERIFIED_SECONDS.
+            until = min(now + _VERIFIED_SECONDS, claims.expires_at)
+            if key.retired_at is not None:
+                until = min(until, key.retired_at.timestamp())
+            with self._lock:
+                self._verified[(token, tenant)] = (until, claims)
+                if len(self._verified) > _VERIFIED_ENTRIES:
+                    self._verified.popitem(last=False)
+            return claims
         if self.external is not None:
             return self._external(token, self.external, tenant)
         if kid is None:

@@ -131,10 +131,16 @@ class Operations:
         record: RequestRecord,
         on_partial: Callable[[str], None] | None = None,
     ) -> Results:
-        key = digest(
-            {"scope": scope, "version": self.version, "operation": operation} | cache_content(body)
+        caching = self.results_ttl_seconds > 0
+        key = (
+            digest(
+                {"scope": scope, "version": self.version, "operation": operation}
+                | cache_content(body)
+            )
+            if caching
+            else ""
         )
-        cached = await self.results.get(key) if self.results_ttl_seconds > 0 else None
+        cached = await self.results.get(key) if caching else None
         if cached is not None:
             self._count("result", "hit")
             record.cache = "hit"
@@ -145,7 +151,8 @@ class Operations:
                 results = [await self.summarize(body, on_partial, scope=scope)]
             else:
                 results = await self.translate(body)
-            if not any("fallback" in (i.engine or "") for items in results for i in items):
+            fallback = any("fallback" in (i.engine or "") for items in results for i in items)
+            if caching and not fallback:
                 # A fallback answer is what a busy moment gave, not what to keep giving.
                 await self.results.put(key, _encode(results), self.results_ttl_seconds)
         engines = [i.engine for items in results for i in items if i.engine]

@@ -30,6 +30,7 @@ from threadwise.text.markdown_segments import (
     Segment,
     SegmentedMessage,
     escape_markdown,
+    is_plain,
 )
 from threadwise.text.markdown_structure import inline_problems, structure_problems
 from threadwise.text.tagged import Parts, Tag, text_of
@@ -63,6 +64,14 @@ class TranslationJob:
 class Translated:
     text: str
     engine: str
+
+
+@dataclass
+class _Prepared:
+    segmented: list[SegmentedMessage]
+    languages: list[str | None]  # per message; None: nothing to translate
+    groups: list[dict[str, list[int]]]  # per target: message indices by source language
+    done: dict[tuple[int, str], list[Translated]]  # (target number, source): translated
 
 
 class Translator:
@@ -157,7 +166,8 @@ class Translator:
         results = []
         for message in messages:
             text = message.render([next(rendered) for _ in message.segments])
-            problems = structure_problems(message.text, text)
+            plain = is_plain(message.text) and is_plain(text)  # one paragraph of words each
+            problems = [] if plain else structure_problems(message.text, text)
             if problems:
                 # The segments were fine alone but not together: split every one of them.
                 log.info("translation changed the structure (%s); splitting", problems[0])
@@ -204,7 +214,9 @@ class Translator:
     ) -> str:
         if parts is not None:
             text = segment.render(parts)
-            if not inline_problems(segment.source(), text):
+            # A segment of words alone, translated into words alone, has nothing to check.
+            unmarked = not segment.markup and is_plain(text)
+            if unmarked or not inline_problems(segment.source(), text):
                 return text
         return self._split(segment, translate)
 
@@ -248,30 +260,58 @@ class TranslateSuperpower:
     async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
         job = self.translator.plan(body)  # bad input fails here, before any engine runs
         deadline = self.deadlines.start(sum(len(m.content) for m in job.messages))
-        segmented, languages = await self._off_loop(lambda: self.translator.prepare(job), deadline)
+        # One trip to the fast engines' threads: detection, segmentation and every group a
+        # fast engine translates. Only the model's groups are left for its queue.
+        prepared = await self._off_loop(lambda: self._prepare(job), deadline)
         results = []
-        for target in job.targets:
+        for number, target in enumerate(job.targets):
             outcome: list[Translated | None] = [None] * len(job.messages)
-            groups: dict[str, list[int]] = {}
-            for index, source in enumerate(languages):
-                if source is None or source == target.language:
-                    outcome[index] = Translated(job.messages[index].content, UNCHANGED)
-                else:
-                    groups.setdefault(source, []).append(index)
-            for source, indices in groups.items():
-                translated = await self._group(
-                    job.tier, [segmented[i] for i in indices], source, target, deadline
-                )
+            for source, indices in prepared.groups[number].items():
+                translated = prepared.done.get((number, source))
+                if translated is None:
+                    translated = await self._group(
+                        job.tier, [prepared.segmented[i] for i in indices], source, target, deadline
+                    )
                 for index, item in zip(indices, translated, strict=True):
                     outcome[index] = item
+            for index, language in enumerate(prepared.languages):
+                if language is None or language == target.language:
+                    outcome[index] = Translated(job.messages[index].content, UNCHANGED)
             results.append(
                 [
                     _item(message, source, target, done)
-                    for message, source, done in zip(job.messages, languages, outcome, strict=True)
+                    for message, source, done in zip(
+                        job.messages, prepared.languages, outcome, strict=True
+                    )
                     if done is not None
                 ]
             )
         return results
+
+    def _prepare(self, job: TranslationJob) -> _Prepared:
+        """On a fast engine's thread: the messages prepared, grouped by source language per
+        target, and the groups a fast engine (or no engine) takes, translated."""
+        segmented, languages = self.translator.prepare(job)
+        prepared = _Prepared(segmented, languages, [], {})
+        for number, target in enumerate(job.targets):
+            groups: dict[str, list[int]] = {}
+            for index, source in enumerate(languages):
+                if source is not None and source != target.language:
+                    groups.setdefault(source, []).append(index)
+            prepared.groups.append(groups)
+            for source, indices in groups.items():
+                messages = [segmented[i] for i in indices]
+                route = self.translator.router.route(source, target.language)
+                if route is None:
+                    # Written in a language no engine translates from (Italian, say): returned
+                    # as written, its sourceLanguage saying why, rather than failing the others.
+                    done = [Translated(m.text, UNCHANGED) for m in messages]
+                elif not uses_llm(engine := route.engine(job.tier)):
+                    done = self._fast_now(engine, messages, source, target)
+                else:
+                    continue
+                prepared.done[(number, source)] = done
+        return prepared
 
     async def _group(
         self,
@@ -281,15 +321,12 @@ class TranslateSuperpower:
         target: LanguageTag,
         deadline: Deadline,
     ) -> list[Translated]:
+        """A group the tier gives to the model: on its queue, or on the fast engine when
+        the model cannot answer in time."""
         route = self.translator.router.route(source, target.language)
-        if route is None:
-            # Written in a language no engine translates from (Italian, say): returned as
-            # written, its sourceLanguage saying why, rather than failing the other messages.
-            return [Translated(m.text, UNCHANGED) for m in messages]
+        assert route is not None, "routed in _prepare"
         engine = route.engine(tier)
         fallback = route.fast if not uses_llm(route.fast) else None
-        if not uses_llm(engine):
-            return await self._fast(engine, messages, source, target, deadline)
         reason = None
         expected_wait = self.llm_queue.expected_wait(Priority.INTERACTIVE)
         if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
@@ -334,11 +371,15 @@ class TranslateSuperpower:
         target: LanguageTag,
         deadline: Deadline | None,
     ) -> list[Translated]:
+        return await self._off_loop(
+            lambda: self._fast_now(engine, messages, source, target), deadline
+        )
+
+    def _fast_now(
+        self, engine: str, messages: list[SegmentedMessage], source: str, target: LanguageTag
+    ) -> list[Translated]:
         try:
-            return await self._off_loop(
-                lambda: self.translator.translate_group(engine, messages, source, target),
-                deadline,
-            )
+            return self.translator.translate_group(engine, messages, source, target)
         except TranslationEngineError as exc:
             raise ServiceError(
                 ErrorCode.PROCESSING_FAILED,

@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
 from markdown_it.token import Token
 
-from threadwise.text.protected import protected_counts, protected_spans
+from threadwise.text.protected import PROTECTED, protected_counts, protected_spans
 from threadwise.text.tagged import Part, Parts, Tag, has_words
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,16 @@ _BREAK = re.compile(r"[ \t]*\\?\n[ \t]*")
 # Characters that could start Markdown syntax if a translation brought them in.
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 _LINE_START_SPECIAL = re.compile(r"^([ \t]*)([#>+-]|\d+(?=[.)]))", re.MULTILINE)
+# What could make a one-line text more than one paragraph of words: a character with a
+# meaning in inline Markdown, a line break, a block marker or space at either end.
+_NOT_PLAIN = re.compile(r"[\x00-\x1f\x7f\\`*_\[\]<>#|~&]|^\s|^[+=-]|^\d+[.)]|\s$")
+
+
+def is_plain(text: str) -> bool:
+    """Whether ``text`` is one paragraph of words without Markdown or protected text: most
+    chat messages. Such a text is one segment whose parts are the text itself, and a plain
+    translation of it needs no structure check (both sides are one paragraph of words)."""
+    return not _NOT_PLAIN.search(text) and not PROTECTED.search(text)
 
 
 def markdown_parser() -> MarkdownIt:
@@ -60,6 +70,8 @@ class Segment:
     def render(self, parts: Sequence[Part], *, escape: bool = False) -> str:
         """Markdown for translated ``parts`` (which carry this segment's tags)."""
         text = self._join(parts, escape, spaced=False)
+        if not self.markup:  # no atoms to space
+            return text
         if protected_counts(text) != protected_counts(self._join(self.parts, False, False)):
             # An engine put a word against an atom, and glued they read differently
             # ("…?id=7a", "a@bo"): spaces go around the atoms.
@@ -119,6 +131,14 @@ class MarkdownSegmenter:
         self._md = markdown_parser()
 
     def segment(self, text: str) -> SegmentedMessage:
+        if is_plain(text):  # what the parser would make of it, without the parser
+            if not has_words((text,)):
+                return SegmentedMessage(text, (text,) if text else (), ())
+            return SegmentedMessage(text, (0,), (Segment((text,), {}),))
+        return self.parsed(text)
+
+    def parsed(self, text: str) -> SegmentedMessage:
+        """``segment`` by the parser, whatever the text."""
         lines = text.split("\n")
         line_starts = [0]
         for line in lines[:-1]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from threadwise.api.deps import AdmittedBody, Caller, ServicesDep, get_principal
+from threadwise.api.deps import AdmittedRequest, Caller
 from threadwise.api.work import run_operation
 from threadwise.errors import ServiceError
 from threadwise.protocol import (
@@ -18,7 +18,7 @@ from threadwise.protocol import (
     results_envelope,
 )
 
-router = APIRouter(prefix="/message", tags=["superpowers"], dependencies=[Depends(get_principal)])
+router = APIRouter(prefix="/message", tags=["superpowers"])
 
 _BODY_SCHEMA: dict[str, Any] = {
     "requestBody": {
@@ -29,27 +29,23 @@ _BODY_SCHEMA: dict[str, Any] = {
 
 
 @router.post("/summarize", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
-async def summarize(
-    request: Request, body: AdmittedBody, caller: Caller, services: ServicesDep
-) -> JSONResponse:
+async def summarize(request: Request, admitted: AdmittedRequest) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
-    [items] = await run_operation(request, services, caller, "summarize", body)
-    return JSONResponse(completed_envelope("summarize", items, body.request).to_wire())
+    [items] = await run_operation(request, admitted, "summarize")
+    return JSONResponse(completed_envelope("summarize", items, admitted.body.request).to_wire())
 
 
 @router.post("/translate", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
-async def translate(
-    request: Request, body: AdmittedBody, caller: Caller, services: ServicesDep
-) -> JSONResponse:
+async def translate(request: Request, admitted: AdmittedRequest) -> JSONResponse:
     """Translate every message into each target language, one result per language.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
-    results = await run_operation(request, services, caller, "translate", body)
-    return JSONResponse(results_envelope("translate", results, body.request).to_wire())
+    results = await run_operation(request, admitted, "translate")
+    return JSONResponse(results_envelope("translate", results, admitted.body.request).to_wire())
 
 
 @router.post("/{action}", include_in_schema=False)
-async def unknown_action(action: str) -> JSONResponse:
+async def unknown_action(action: str, _: Caller) -> JSONResponse:
     raise ServiceError(
         ErrorCode.UNKNOWN_ACTION,
         f"There is no superpower {action!r}; use POST /message/summarize or /message/translate.",
