@@ -64,6 +64,17 @@ def test_expired_is_its_own_code() -> None:
     assert refusal(TokenVerifier(keys, "threadwise", 60, 10), token).code is ErrorCode.TOKEN_EXPIRED
 
 
+def test_a_verified_token_is_remembered_only_for_its_tenant_and_lifetime() -> None:
+    keys = ring()
+    token = TokenIssuer(keys, "threadwise", 1).issue("acme", "twc_1", ["a"]).token
+    verifier = TokenVerifier(keys, "threadwise", 1, 0)
+    first = verifier.verify(token, "acme")
+    assert verifier.verify(token, "acme") is first  # remembered, not decoded again
+    assert refusal(verifier, token, "globex").code is ErrorCode.INVALID_TOKEN
+    time.sleep(max(0.0, first.expires_at - time.time()) + 1.1)
+    assert refusal(verifier, token).code is ErrorCode.TOKEN_EXPIRED
+
+
 def test_claims_of_the_wrong_type() -> None:
     verifier = TokenVerifier(ring(), "threadwise", 600, 10)
     now = int(time.time())
