@@ -304,8 +304,14 @@ async def test_frame_of_512_kib_is_read_and_larger_ones_close_1009(
 async def test_twenty_requests_in_flight_are_answered_out_of_order_and_matched(
     live_server: LiveServer,
 ) -> None:
-    # The first is a long conversation, the rest one line each: they overtake it.
-    slow = translate_body(*(f"Line {n}: my parcel {n} is late again." for n in range(150)))
+    # The first is a long conversation with Markdown to parse, the rest one plain line each:
+    # they overtake it.
+    slow = translate_body(
+        *(
+            f"Line {n}: my **parcel {n}** is [late](https://example.com/{n}) again."
+            for n in range(600)
+        )
+    )
     bodies = [slow] + [translate_body(f"My order {1000 + n} is late.") for n in range(1, 20)]
     async with threadwise(live_server) as client, client.connect() as connected:
         ids = [await connected.send("translate", body) for body in bodies]
@@ -318,7 +324,7 @@ async def test_twenty_requests_in_flight_are_answered_out_of_order_and_matched(
 
         answers = await asyncio.gather(*(answer(i) for i in ids))
     assert arrived[0] != ids[0], "short requests sent after the long one should overtake it"
-    assert len(answers[0]["message"]["results"][0]["response"]) == 150
+    assert len(answers[0]["message"]["results"][0]["response"]) == 600
     for n, (correlation_id, frame) in enumerate(zip(ids, answers, strict=True)):
         assert_reply_to(frame, correlation_id, "translate", "completed")
         if n:

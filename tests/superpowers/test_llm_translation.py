@@ -21,7 +21,8 @@ CORPUS: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encodin
 def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
     engine = ScriptedEngine(
         [
-            " Hola\n2. Tu número\nnoise\n3. Mira <g1>aquí</g1>",  # line 2 lost its tags
+            " Hola\n2. Tu número\nnoise",  # line 2 lost its tags
+            " Mira <g1>aquí</g1>",
             " Tu <g1>número</g1>",
         ]
     )
@@ -29,7 +30,7 @@ def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
     segments = [
         ("Hello",),
         ("Your ", Tag(1, "open"), "number", Tag(1, "close")),
-        ("Look ", Tag(1, "open"), "here", Tag(1, "close")),
+        ("Look at this ", Tag(1, "open"), "page here now", Tag(1, "close")),
     ]
     results = translator.translate(segments, "en", "es")
     assert [to_tagged(r) if r else None for r in results] == [
@@ -38,10 +39,31 @@ def test_numbered_lines_are_matched_and_bad_ones_asked_again() -> None:
         "Mira <g1>aquí</g1>",
     ]
     asked = [chat[-1]["content"] for chat in engine.chats]
-    assert "from English into Spanish" in asked[0]
-    assert "1. Hello\n2. Your <g1>number</g1>\n3. Look <g1>here</g1>" in asked[0]
-    assert "1. Your <g1>number</g1>" in asked[1]
-    assert engine.continued == ["1.", "1."]
+    assert "From English into Spanish:\n1. Hello\n2. Your <g1>number</g1>" in asked[0]
+    assert "Keep every tag" in asked[0]
+    assert "1. Look at this <g1>page here now</g1>" in asked[1]
+    assert "1. Your <g1>number</g1>" in asked[2]
+    assert engine.continued == ["1.", "1.", "1."]
+
+
+def test_prompts_are_consecutive_lines_of_about_equal_size() -> None:
+    translator = LlmTranslator(ScriptedEngine([]), ["en", "es"])
+    conversation = [(" ".join(["word"] * size),) for size in (12, 11, 5, 10, 6, 10, 5, 7, 6, 6)]
+    chunks = translator._chunks(conversation)
+    assert [i for chunk in chunks for i in chunk] == list(range(10))
+    assert len(chunks) == 4
+    sizes = [sum(len(conversation[i][0].split()) for i in chunk) for chunk in chunks]
+    assert max(sizes) - min(sizes) <= 12, sizes
+    assert translator._chunks([("Hello there",)]) == [[0]]
+    many = translator._chunks([("A short line",)] * 70)
+    assert len(many) == 8 and all(len(chunk) <= 16 for chunk in many)
+    assert [i for chunk in many for i in chunk] == list(range(70))
+
+
+def test_the_rule_about_tags_is_given_only_when_a_line_has_tags() -> None:
+    engine = ScriptedEngine([" Hola"])
+    LlmTranslator(engine, ["en", "es"]).translate([("Hello",)], "en", "es")
+    assert "tag" not in engine.chats[0][-1]["content"]
 
 
 def test_a_line_left_in_the_source_language_is_asked_again() -> None:

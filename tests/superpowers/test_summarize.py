@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import minimal_body
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.base import ChatMessage, Completion, one_by_one
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode
@@ -73,6 +73,24 @@ class ScriptedEngine:
                 on_text(word)
         text = continue_from + reply
         return Completion(text, prompt_tokens=10, completion_tokens=5, truncated=False)
+
+    def chat_many(
+        self,
+        chats: Sequence[list[ChatMessage]],
+        *,
+        max_tokens: Sequence[int],
+        deadline: Deadline | None = None,
+        continue_from: str = "",
+        stops: Sequence[Sequence[str]] = (),
+    ) -> list[Completion]:
+        return one_by_one(
+            self,
+            chats,
+            max_tokens=max_tokens,
+            deadline=deadline,
+            continue_from=continue_from,
+            stops=stops,
+        )
 
 
 @pytest.fixture(scope="module")

@@ -63,3 +63,40 @@ class ChatEngine(Protocol):
         generated (on the calling thread). With ``keep``, the backend may keep the state of
         this call for a later prompt that extends it (the same thread with new messages)."""
         ...
+
+    def chat_many(
+        self,
+        chats: Sequence[list[ChatMessage]],
+        *,
+        max_tokens: Sequence[int],
+        deadline: Deadline | None = None,
+        continue_from: str = "",
+        stops: Sequence[Sequence[str]] = (),
+    ) -> list[Completion]:
+        """Answers to several independent chats, in order, as ``chat`` would give them (each
+        chat's answer ends before any of its ``stops``, if given); a backend may decode them
+        side by side (one engine call's time for several answers). ``one_by_one`` is the
+        plain way."""
+        ...
+
+
+def one_by_one(
+    engine: ChatEngine,
+    chats: Sequence[list[ChatMessage]],
+    *,
+    max_tokens: Sequence[int],
+    deadline: Deadline | None = None,
+    continue_from: str = "",
+    stops: Sequence[Sequence[str]] = (),
+) -> list[Completion]:
+    """``chat_many`` for a backend that answers one chat at a time."""
+    return [
+        engine.chat(
+            chat,
+            max_tokens=budget,
+            deadline=deadline,
+            continue_from=continue_from,
+            stop=stops[number] if stops else (),
+        )
+        for number, (chat, budget) in enumerate(zip(chats, max_tokens, strict=True))
+    ]

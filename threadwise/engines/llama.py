@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import threading
@@ -14,6 +15,7 @@ import numpy as np
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -89,15 +91,16 @@ class LlamaCppEngine:
 
         with self._load_lock:
             if self._llm is None:
-                llm = Llama(
-                    model_path=str(self._path),
-                    n_ctx=self._context_size,
-                    n_threads=self._threads,
-                    n_threads_batch=self._threads,
-                    n_batch=self._batch_size,
-                    seed=0,
-                    verbose=False,
-                )
+                with _parallel_sequences(MAX_SEQUENCES):
+                    llm = Llama(
+                        model_path=str(self._path),
+                        n_ctx=self._context_size,
+                        n_threads=self._threads,
+                        n_threads_batch=self._threads,
+                        n_batch=self._batch_size,
+                        seed=0,
+                        verbose=False,
+                    )
                 # The model's own chat template renders the prompt, so that an answer can be
                 # continued from a given start (which the chat completion API cannot do).
                 self._formatter = Jinja2ChatFormatter(
@@ -161,6 +164,102 @@ class LlamaCppEngine:
                 f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
                 "retry the request.",
             ) from exc
+
+    def chat_many(
+        self,
+        chats: Sequence[list[ChatMessage]],
+        *,
+        max_tokens: Sequence[int],
+        deadline: Deadline | None = None,
+        continue_from: str = "",
+        stops: Sequence[Sequence[str]] = (),
+    ) -> list[Completion]:
+        """Answers to several chats, decoded side by side (see ``llama_parallel``) in rounds of
+        up to four; what they share at the start of their prompts is processed once."""
+        results: list[Completion] = []
+        every_stop = list(stops) or [()] * len(chats)
+        for start in range(0, len(chats), MAX_SEQUENCES):
+            part = slice(start, start + MAX_SEQUENCES)
+            if len(chats[part]) == 1:
+                results.append(
+                    self.chat(
+                        chats[start],
+                        max_tokens=max_tokens[start],
+                        deadline=deadline,
+                        continue_from=continue_from,
+                        stop=every_stop[start],
+                    )
+                )
+                continue
+            results.extend(
+                self._side_by_side(
+                    chats[part], max_tokens[part], deadline, continue_from, every_stop[part]
+                )
+            )
+        return results
+
+    def _side_by_side(
+        self,
+        chats: Sequence[list[ChatMessage]],
+        max_tokens: Sequence[int],
+        deadline: Deadline | None,
+        continue_from: str,
+        stops: Sequence[Sequence[str]],
+    ) -> list[Completion]:
+        llm = self._model()
+        assert self._formatter is not None
+        prompts: list[list[int]] = []
+        every_stop: list[list[str]] = []
+        for chat, stop in zip(chats, stops, strict=True):
+            rendered = self._formatter(messages=list(chat))  # type: ignore[arg-type]
+            prompts.append(
+                llm.tokenize(
+                    (rendered.prompt + continue_from).encode("utf-8"),
+                    add_bos=not rendered.added_special,
+                    special=True,
+                )
+            )
+            every_stop.append([*_as_list(rendered.stop), *stop])
+        first = np.asarray(prompts[0], dtype=np.intc)
+        shared = min(len(p) for p in prompts) - 1
+        for prompt in prompts[1:]:
+            shared = min(shared, common_prefix(first, np.asarray(prompt, dtype=np.intc)))
+        started = time.perf_counter()
+        try:
+            if self.prefix_states is not None:
+                self._restore_best(llm, first)
+            live = common_prefix(np.asarray(llm.input_ids[: llm.n_tokens]), first)
+            llm.n_tokens = min(live, shared)
+            for begin in range(llm.n_tokens, shared, _PROMPT_CHUNK):
+                if deadline is not None:
+                    deadline.check()
+                llm.eval(prompts[0][begin : min(begin + _PROMPT_CHUNK, shared)])
+            generated = decode_side_by_side(llm, prompts, shared, max_tokens, every_stop, deadline)
+        except ServiceError:
+            raise
+        except Exception as exc:
+            self._forget(llm)
+            log.exception("the model failed")
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+                "retry the request.",
+            ) from exc
+        ended = time.perf_counter()
+        completions = [
+            Completion(
+                text=(continue_from + g.text).strip(),
+                prompt_tokens=len(p),
+                completion_tokens=g.completion_tokens,
+                truncated=g.truncated,
+            )
+            for p, g in zip(prompts, generated, strict=True)
+        ]
+        if self._on_call is not None:
+            for c in completions:
+                share = (ended - started) / len(completions)
+                self._on_call(c.prompt_tokens, c.completion_tokens, share, share)
+        return completions
 
     def _complete(
         self,
@@ -305,6 +404,28 @@ class LlamaCppEngine:
         del data[written:]
         tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
         self.prefix_states.save(SavedState(tokens, data))
+
+
+@contextlib.contextmanager
+def _parallel_sequences(count: int) -> Iterator[None]:
+    """Contexts created meanwhile hold ``count`` sequences in one KV cache (``kv_unified``:
+    each may use the whole context, and a shared prefix is stored once). llama-cpp-python's
+    ``Llama`` takes neither setting, so its source of default parameters is wrapped."""
+    import llama_cpp.llama_cpp as low_level  # the module whose name Llama() looks up
+
+    defaults = low_level.llama_context_default_params
+
+    def parameters() -> Any:
+        params = defaults()
+        params.n_seq_max = count
+        params.kv_unified = True
+        return params
+
+    setattr(low_level, "llama_context_default_params", parameters)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(low_level, "llama_context_default_params", defaults)  # noqa: B010
 
 
 def _as_list(stop: str | list[str] | None) -> list[str]:

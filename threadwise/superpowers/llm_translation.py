@@ -7,6 +7,7 @@ that the caller can split that segment at its markup. Also post-edits another en
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -20,6 +21,9 @@ _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s?(.*)$")
 # Segments per prompt: enough for a conversation, few enough that numbering holds.
 MAX_SEGMENTS = 16
 MAX_PROMPT_TOKENS = 900
+# Prompts per engine call: the llama.cpp engine decodes four side by side, which takes about
+# as long as one prompt of a quarter of the lines (see engines/llama_parallel.py).
+SIDE_BY_SIDE = 4
 # Shorter lines (names, "OK") may rightly read the same in both languages.
 MIN_LETTERS_CHECKED = 20
 
@@ -86,14 +90,18 @@ class LlmTranslator:
     ) -> list[Parts | None]:
         names = (language_name(source), language_name(target, region))
         results: list[Parts | None] = [None] * len(segments)
-        for chunk in self._chunks(segments):
-            answers = self._ask(segments, drafts, chunk, names, deadline)
+        chunks = self._chunks(segments)
+        for chunk, answers in zip(
+            chunks, self._ask(segments, drafts, chunks, names, deadline), strict=True
+        ):
             for index in chunk:
                 results[index] = answers.get(index)
         # A line that came back wrong (lost a tag, merged with another, still in the source
         # language) is asked alone.
-        for index in [i for i, r in enumerate(results) if r is None or self._copied(r, source)]:
-            again = self._ask(segments, drafts, [index], names, deadline).get(index)
+        wrong = [i for i, r in enumerate(results) if r is None or self._copied(r, source)]
+        alone = self._ask(segments, drafts, [[i] for i in wrong], names, deadline)
+        for index, answers in zip(wrong, alone, strict=True):
+            again = answers.get(index)
             results[index] = None if again is None or self._copied(again, source) else again
         return results
 
@@ -109,61 +117,100 @@ class LlmTranslator:
         return language == source and probability >= self.identifier.SURE
 
     def _chunks(self, segments: Sequence[Parts]) -> list[list[int]]:
+        """Consecutive segments in prompts of about equal size: as many as the engine decodes
+        side by side (or a multiple), each within ``MAX_SEGMENTS`` and ``MAX_PROMPT_TOKENS``.
+        The answers are about as long as the prompts, so the prompts end together."""
+        sizes = [self.engine.count_tokens(to_tagged(segment)) for segment in segments]
+        if not sizes:
+            return []
+        total = sum(sizes)
+        count = max(
+            math.ceil(total / MAX_PROMPT_TOKENS),
+            math.ceil(len(sizes) / MAX_SEGMENTS),
+            SIDE_BY_SIDE,
+        )
+        count = min(len(sizes), math.ceil(count / SIDE_BY_SIDE) * SIDE_BY_SIDE)
+        share = total / count
         chunks: list[list[int]] = [[]]
-        tokens = 0
-        for index, segment in enumerate(segments):
-            size = self.engine.count_tokens(to_tagged(segment))
-            if chunks[-1] and (
-                len(chunks[-1]) >= MAX_SEGMENTS or tokens + size > MAX_PROMPT_TOKENS
-            ):
+        used = 0
+        for index, size in enumerate(sizes):
+            full = len(chunks[-1]) >= MAX_SEGMENTS or used + size > MAX_PROMPT_TOKENS
+            past_share = used + size / 2 > share and len(chunks) < count
+            if chunks[-1] and (full or past_share):
                 chunks.append([])
-                tokens = 0
+                used = 0
             chunks[-1].append(index)
-            tokens += size
-        return [c for c in chunks if c]
+            used += size
+        return chunks
 
     def _ask(
         self,
         segments: Sequence[Parts],
         drafts: Sequence[Parts | None] | None,
-        chunk: list[int],
+        chunks: list[list[int]],
         names: tuple[str, str],
         deadline: Deadline | None,
-    ) -> dict[int, Parts]:
+    ) -> list[dict[int, Parts]]:
+        """Each chunk's lines translated, by segment index; all chunks in one engine call."""
+        if not chunks:
+            return []
         if deadline is not None:
             deadline.check()
-        lines = "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))
-        source, target = names
-        if drafts is None:
-            ask = translation_prompts.TRANSLATE.format(
-                source=source, target=target, tag_rule=translation_prompts.TAG_RULE, lines=lines
+        chats: list[list[ChatMessage]] = []
+        budgets: list[int] = []
+        for chunk in chunks:
+            lines = "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))
+            chats.append(
+                [
+                    {"role": "system", "content": self.system},
+                    {"role": "user", "content": self._prompt(segments, drafts, chunk, names)},
+                ]
             )
-        else:
-            draft_lines = "\n".join(
-                f"{n}. {to_tagged(drafts[i] or segments[i])}" for n, i in enumerate(chunk, 1)
-            )
-            ask = translation_prompts.POST_EDIT.format(
-                source=source,
-                target=target,
-                tag_rule=translation_prompts.TAG_RULE,
-                lines=lines,
-                drafts=draft_lines,
-            )
-        chat: list[ChatMessage] = [
-            {"role": "system", "content": self.system},
-            {"role": "user", "content": ask},
-        ]
-        budget = 2 * self.engine.count_tokens(lines) + 8 * len(chunk) + 16
-        # A line numbered past the last is the model going on by itself: not worth waiting for.
-        completion = self.engine.chat(
-            chat,
-            max_tokens=budget,
+            budgets.append(2 * self.engine.count_tokens(lines) + 8 * len(chunk) + 16)
+        completions = self.engine.chat_many(
+            chats,
+            max_tokens=budgets,
             deadline=deadline,
             continue_from="1.",
-            stop=[f"\n{len(chunk) + 1}."],
+            # A line numbered past the last is the model going on by itself: not worth waiting.
+            stops=[[f"\n{len(chunk) + 1}."] for chunk in chunks],
         )
+        return [
+            self._answers(segments, chunk, completion.text)
+            for chunk, completion in zip(chunks, completions, strict=True)
+        ]
+
+    @staticmethod
+    def _prompt(
+        segments: Sequence[Parts],
+        drafts: Sequence[Parts | None] | None,
+        chunk: list[int],
+        names: tuple[str, str],
+    ) -> str:
+        lines = "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))
+        source, target = names
+        # Most chat lines carry no markup: the rule about tags would only cost prompt time.
+        tagged = any(tags_of(segments[i]) for i in chunk)
+        tag_rule = f" {translation_prompts.TAG_RULE}" if tagged else ""
+        if drafts is None:
+            return translation_prompts.TRANSLATE.format(
+                source=source, target=target, tag_rule=tag_rule, lines=lines
+            )
+        draft_lines = "\n".join(
+            f"{n}. {to_tagged(drafts[i] or segments[i])}" for n, i in enumerate(chunk, 1)
+        )
+        return translation_prompts.POST_EDIT.format(
+            source=source,
+            target=target,
+            tag_rule=tag_rule,
+            lines=lines,
+            drafts=draft_lines,
+        )
+
+    @staticmethod
+    def _answers(segments: Sequence[Parts], chunk: list[int], text: str) -> dict[int, Parts]:
         answers: dict[int, Parts] = {}
-        for line in completion.text.splitlines():
+        for line in text.splitlines():
             match = _NUMBERED.match(line)
             if not match:
                 continue

@@ -2,7 +2,8 @@
 
 The system prompt is the summarizer's (see ``llm_translation``): the engine keeps the KV
 cache of the last prompt's prefix, so a translation then costs a following summary nothing
-to re-read; the instructions that matter here are in the user turn.
+to re-read; the instructions that matter here are in the user turn, what does not change
+first. The rule about tags is there only when a line has tags.
 """
 
 from __future__ import annotations
@@ -12,14 +13,19 @@ TAG_RULE = (
     "translate the words between the tags."
 )
 
-TRANSLATE = """Translate each numbered line from {source} into {target}.
-Answer with the same numbers, one line each, and nothing else. {tag_rule} Keep names, numbers and codes as they are.
+# What does not change comes first: it stays in the engine's cache from one request to the next.
+TRANSLATE = """Translate each numbered line. Answer with the same numbers, one line each, and \
+nothing else.{tag_rule} Keep names, numbers and codes as they are.
 
+From {source} into {target}:
 {lines}"""
 
-POST_EDIT = """Here are numbered lines in {source} and a machine translation of each into {target}. The machine translation is often too literal or wrong.
-Write a correct, natural {target} translation of each line, with the same numbers, one line each, and nothing else. {tag_rule} Keep names, numbers and codes as they are.
+POST_EDIT = """Here are numbered lines and a machine translation of each. The machine \
+translation is often too literal or wrong. Write a correct, natural translation of each line, \
+with the same numbers, one line each, and nothing else.{tag_rule} Keep names, numbers and \
+codes as they are.
 
+From {source} into {target}.
 {source}:
 {lines}
 
