@@ -47,7 +47,8 @@ class LlamaCppEngine:
     first token where a new prompt differs, so prompts that share the fixed system prompt,
     or extend the previous turn, skip that part of prompt processing. Calls made with
     ``keep`` also leave their state in a bounded set of saved states (``prefix_cache_bytes``),
-    restored when a later prompt extends it further than the live cache does.
+    restored when a later prompt extends it further than the live cache does. ``chat_many``
+    decodes up to four chats side by side in the one context (``llama_parallel``).
     """
 
     def __init__(
@@ -156,14 +157,7 @@ class LlamaCppEngine:
         except ServiceError:
             raise
         except Exception as exc:
-            # Whatever state the context was left in, the next call starts from an empty one.
-            self._forget(llm)
-            log.exception("the model failed")
-            raise ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
-                "retry the request.",
-            ) from exc
+            raise self._failed(llm, exc) from exc
 
     def chat_many(
         self,
@@ -238,13 +232,7 @@ class LlamaCppEngine:
         except ServiceError:
             raise
         except Exception as exc:
-            self._forget(llm)
-            log.exception("the model failed")
-            raise ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
-                "retry the request.",
-            ) from exc
+            raise self._failed(llm, exc) from exc
         ended = time.perf_counter()
         completions = [
             Completion(
@@ -357,6 +345,17 @@ class LlamaCppEngine:
         for start in range(live, end, _PROMPT_CHUNK):
             deadline.check()
             llm.eval(prompt[start : min(start + _PROMPT_CHUNK, end)])
+
+    def _failed(self, llm: Llama, exc: Exception) -> ServiceError:
+        """What to raise for an unexpected ``exc`` from inside a call: the context is reset
+        (whatever state it was left in, the next call starts from an empty one)."""
+        self._forget(llm)
+        log.exception("the model failed")
+        return ServiceError(
+            ErrorCode.PROCESSING_FAILED,
+            f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+            "retry the request.",
+        )
 
     def _forget(self, llm: Llama) -> None:
         import llama_cpp
