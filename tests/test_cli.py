@@ -138,7 +138,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     deadline = time.monotonic() + 120
     for line in server.stdout:
         printed.append(line)
-        if "Application startup complete" in line or time.monotonic() > deadline:
+        # uvicorn binds its socket after the application's start-up: this line comes last.
+        if "Uvicorn running on" in line or time.monotonic() > deadline:
             break
     try:
         yield "".join(printed), server
