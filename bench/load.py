@@ -51,11 +51,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from bench.common import percentile, support_chat_bodies
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL
 from threadwise.protocol import ErrorCode
 
-DATA = Path(__file__).parent / "data"
 ORGANIZATION = "org-bench"
 LOOPBACK = "127.0.0.1"
 # A request not answered within this is counted as lost.
@@ -79,11 +79,6 @@ _WORDS = [
 
 
 # --- the workload ----------------------------------------------------------------------------
-
-
-def support_chats() -> list[dict[str, Any]]:
-    lines = (DATA / "support_chats.jsonl").read_text().splitlines()
-    return [json.loads(line)["body"] for line in lines]
 
 
 def messages_of(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -143,7 +138,7 @@ class Kind:
 
 
 def workload(long_summaries: bool = True) -> list[Kind]:
-    chats = support_chats()
+    chats = support_chat_bodies()
     short = [c for c in chats if len(messages_of(c)) < 20]
     long = [c for c in chats if len(messages_of(c)) >= 40]
     kinds = [
@@ -472,13 +467,6 @@ async def offer(
     level.answers = list(await asyncio.gather(*tasks))
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return (
-        ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
-    )
-
-
 def report(level: Level) -> list[str]:
     """Print the level's figures; return what broke the targets."""
     answers = level.answers
@@ -565,14 +553,14 @@ async def ramp(transport: Transport, args: argparse.Namespace, rng: random.Rando
 
 async def resummarize(transport: Transport) -> list[str]:
     """A 40-message thread, another request, then the same thread with 2 more messages."""
-    chat = next(c for c in support_chats() if len(messages_of(c)) >= 42)
+    chat = next(c for c in support_chat_bodies() if len(messages_of(c)) >= 42)
     thread = f"thread-{uuid.uuid4().hex}"
     first = unique(chat, thread)
     del messages_of(first)[40:]
     grown = json.loads(json.dumps(first))
     messages_of(grown).extend(messages_of(chat)[40:42])
     grown["request"]["requestId"] = uuid.uuid4().hex
-    other = unique(next(c for c in support_chats() if len(messages_of(c)) < 20))
+    other = unique(next(c for c in support_chat_bodies() if len(messages_of(c)) < 20))
     seconds = []
     for body in (first, other, grown):
         answer = await transport.send("summary", "summarize", body)
@@ -641,7 +629,7 @@ async def run(args: argparse.Namespace, server: Server, token: str) -> list[str]
 async def scheduling_scenario(transport: Transport, rng: random.Random) -> list[float]:
     """Three summaries queued for the model, then three translations by the model: how long
     the translations take."""
-    short = [c for c in support_chats() if len(messages_of(c)) < 20]
+    short = [c for c in support_chat_bodies() if len(messages_of(c)) < 20]
     summaries = [
         asyncio.ensure_future(transport.send("summary", "summarize", unique(rng.choice(short))))
         for _ in range(3)

@@ -29,6 +29,7 @@ from typing import Any, cast
 import uvicorn
 from rouge_score import rouge_scorer
 
+from bench.common import DATA, percentile, support_chats
 from bench.dialogsum import dialogue_body, load_dialogsum
 from threadwise.api.app import create_app
 from threadwise.config import Settings
@@ -40,7 +41,6 @@ from threadwise.payload import parse_message_body
 from threadwise.services import Services, build_services
 from threadwise.superpowers.summarize import Summarizer, SummaryOptions
 
-DATA = Path(__file__).parent / "data"
 RESULTS = Path(__file__).parent / "results"
 LANGUAGES = ("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT")
 VARIANTS = {
@@ -50,15 +50,6 @@ VARIANTS = {
     "notes + fact check (default)": SummaryOptions(notes=True, fact_check=True),
     "notes + fact check + self-check": SummaryOptions(notes=True, fact_check=True, self_check=True),
 }
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def support_chats() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (DATA / "support_chats.jsonl").read_text().splitlines()]
 
 
 def first_messages(body: dict[str, Any], count: int) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from typing import Any
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 
+from bench.common import percentile
 from bench.summarize import bench_token, serving
 from threadwise.config import Settings
 from threadwise.services import Services, build_services
@@ -64,11 +65,6 @@ TAGS = {"en": "en-US", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "pt": "pt-BR
 # An engine is fast if it answers a sentence in this much time or less.
 FAST_SECONDS = 0.1
 SHORT_MESSAGE = "Hi! Could you tell me where my order is? It has not arrived yet."
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def load_ntrex(limit: int) -> list[dict[str, str]]:

@@ -17,6 +17,8 @@ from typing import Any
 import anyio.to_thread
 import redis
 
+from threadwise.shared_redis import OutageWarning, connect
+
 log = logging.getLogger(__name__)
 
 
@@ -76,11 +78,9 @@ class RedisCache(Cache):
     """Values shared by every replica. Redis unreachable: a miss (and a warning a minute)."""
 
     def __init__(self, url: str, prefix: str) -> None:
-        self._client = redis.Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=30
-        )
+        self._client = connect(url)
         self._prefix = prefix
-        self._warned_at = float("-inf")
+        self._outage = OutageWarning(log, "cache not used")
 
     async def get(self, key: str) -> Any | None:
         text = await anyio.to_thread.run_sync(self._call, "get", self._prefix + key)
@@ -100,10 +100,7 @@ class RedisCache(Cache):
                 return self._client.get(key)
             return self._client.set(key, text, px=ttl_ms)
         except redis.RedisError as exc:
-            now = time.monotonic()
-            if now - self._warned_at > 60:
-                self._warned_at = now
-                log.warning("cache not used: Redis is unavailable (%s)", exc)
+            self._outage.warn(exc)
             return None
 
     def close(self) -> None:

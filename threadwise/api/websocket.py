@@ -384,9 +384,7 @@ class SocketSession:
             idempotency_key=check_key(key, "headers.idempotencyKey") if key else None,
             on_partial=partial if streaming else None,
         )
-        if request.action == "summarize":
-            return completed_envelope("summarize", results[0], body.request)
-        return results_envelope("translate", results, body.request)
+        return results_envelope(request.action, results, body.request)
 
     # --- frames out ------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import anyio.to_thread
 import redis
 
+from threadwise.shared_redis import OutageWarning, connect
+
 log = logging.getLogger("threadwise.auth")
 
 WINDOW_SECONDS = 60.0
@@ -114,12 +116,10 @@ class RedisRateLimiter(RateLimiter):
     (and a warning logged): a Redis outage must not take the service down with it."""
 
     def __init__(self, url: str, prefix: str = "threadwise:rl:") -> None:
-        self._client = redis.Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=30
-        )
+        self._client = connect(url)
         self._script = self._client.register_script(_GCRA_SCRIPT)
         self._prefix = prefix
-        self._warned_at = float("-inf")
+        self._outage = OutageWarning(log, "rate limits not applied")
 
     async def acquire(self, quotas: Sequence[Quota]) -> float:
         return await anyio.to_thread.run_sync(self._apply, quotas, True)
@@ -136,10 +136,7 @@ class RedisRateLimiter(RateLimiter):
         try:
             wait = self._script(keys=[self._prefix + q.key for q in quotas], args=args)
         except redis.RedisError as exc:
-            now = time.monotonic()
-            if now - self._warned_at > 60:  # one warning a minute, not one per request
-                self._warned_at = now
-                log.warning("rate limits not applied: Redis is unavailable (%s)", exc)
+            self._outage.warn(exc)
             return 0.0
         return max(0.0, int(wait) / 1e6)
 

@@ -133,20 +133,13 @@ class LlamaCppEngine:
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
         llm = self._model()
-        assert self._formatter is not None
-        rendered = self._formatter(messages=list(messages))  # type: ignore[arg-type]
-        prompt = llm.tokenize(
-            (rendered.prompt + continue_from).encode("utf-8"),
-            add_bos=not rendered.added_special,
-            special=True,
-        )
-
+        prompt, stops = self._prompt(llm, messages, continue_from, stop)
         started = time.perf_counter()
         try:
             return self._complete(
                 llm,
                 prompt,
-                [*_as_list(rendered.stop), *stop],
+                stops,
                 max_tokens,
                 deadline,
                 started,
@@ -201,19 +194,11 @@ class LlamaCppEngine:
         stops: Sequence[Sequence[str]],
     ) -> list[Completion]:
         llm = self._model()
-        assert self._formatter is not None
-        prompts: list[list[int]] = []
-        every_stop: list[list[str]] = []
-        for chat, stop in zip(chats, stops, strict=True):
-            rendered = self._formatter(messages=list(chat))  # type: ignore[arg-type]
-            prompts.append(
-                llm.tokenize(
-                    (rendered.prompt + continue_from).encode("utf-8"),
-                    add_bos=not rendered.added_special,
-                    special=True,
-                )
-            )
-            every_stop.append([*_as_list(rendered.stop), *stop])
+        rendered = [
+            self._prompt(llm, chat, continue_from, stop)
+            for chat, stop in zip(chats, stops, strict=True)
+        ]
+        prompts = [prompt for prompt, _ in rendered]
         first = np.asarray(prompts[0], dtype=np.intc)
         shared = min(len(p) for p in prompts) - 1
         for prompt in prompts[1:]:
@@ -223,11 +208,8 @@ class LlamaCppEngine:
             if self.prefix_states is not None:
                 self._restore_best(llm, first)
             live = common_prefix(np.asarray(llm.input_ids[: llm.n_tokens]), first)
-            llm.n_tokens = min(live, shared)
-            for begin in range(llm.n_tokens, shared, _PROMPT_CHUNK):
-                if deadline is not None:
-                    deadline.check()
-                llm.eval(prompts[0][begin : min(begin + _PROMPT_CHUNK, shared)])
+            self._evaluate(llm, prompts[0][:shared], min(live, shared), deadline)
+            every_stop = [stop for _, stop in rendered]
             generated = decode_side_by_side(llm, prompts, shared, max_tokens, every_stop, deadline)
         except ServiceError:
             raise
@@ -244,8 +226,8 @@ class LlamaCppEngine:
             for p, g in zip(prompts, generated, strict=True)
         ]
         if self._on_call is not None:
+            share = (ended - started) / len(completions)
             for c in completions:
-                share = (ended - started) / len(completions)
                 self._on_call(c.prompt_tokens, c.completion_tokens, share, share)
         return completions
 
@@ -339,12 +321,32 @@ class LlamaCppEngine:
             np.asarray(llm.input_ids[: llm.n_tokens]), np.asarray(prompt, dtype=np.intc)
         )
         end = len(prompt) - 1
-        if end - live <= _PROMPT_CHUNK:
-            return  # create_completion does it in one go
+        if end - live > _PROMPT_CHUNK:  # else create_completion does it in one go
+            self._evaluate(llm, prompt[:end], live, deadline)
+
+    def _prompt(
+        self, llm: Llama, messages: list[ChatMessage], continue_from: str, stop: Sequence[str]
+    ) -> tuple[list[int], list[str]]:
+        """The chat rendered by the model's template (the answer begun with
+        ``continue_from``) as tokens, and the strings that end its answer."""
+        assert self._formatter is not None
+        rendered = self._formatter(messages=list(messages))  # type: ignore[arg-type]
+        tokens = llm.tokenize(
+            (rendered.prompt + continue_from).encode("utf-8"),
+            add_bos=not rendered.added_special,
+            special=True,
+        )
+        return tokens, [*_as_list(rendered.stop), *stop]
+
+    @staticmethod
+    def _evaluate(llm: Llama, tokens: list[int], live: int, deadline: Deadline | None) -> None:
+        """Have the context hold ``tokens``, of which it holds the first ``live`` already;
+        in chunks, the deadline checked between them."""
         llm.n_tokens = live  # eval() drops the cache past this point
-        for start in range(live, end, _PROMPT_CHUNK):
-            deadline.check()
-            llm.eval(prompt[start : min(start + _PROMPT_CHUNK, end)])
+        for start in range(live, len(tokens), _PROMPT_CHUNK):
+            if deadline is not None:
+                deadline.check()
+            llm.eval(tokens[start : start + _PROMPT_CHUNK])
 
     def _failed(self, llm: Llama, exc: Exception) -> ServiceError:
         """What to raise for an unexpected ``exc`` from inside a call: the context is reset

@@ -27,6 +27,7 @@ import redis
 
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+from threadwise.shared_redis import OutageWarning, connect
 
 log = logging.getLogger(__name__)
 
@@ -187,13 +188,11 @@ class RedisIdempotencyStore(IdempotencyStore):
 
     def __init__(self, url: str, ttl_seconds: float, prefix: str = "threadwise:idem:") -> None:
         super().__init__(ttl_seconds)
-        self._client = redis.Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=30
-        )
+        self._client = connect(url)
         self._complete = self._client.register_script(_COMPLETE)
         self._release = self._client.register_script(_RELEASE)
         self._prefix = prefix
-        self._warned_at = float("-inf")
+        self._outage = OutageWarning(log, "idempotency keys not applied")
 
     def _name(self, scope: str, key: str) -> str:
         return f"{self._prefix}{scope}:{key}"
@@ -219,7 +218,7 @@ class RedisIdempotencyStore(IdempotencyStore):
         try:
             return await anyio.to_thread.run_sync(attempt)
         except redis.RedisError as exc:
-            self._warn(exc)
+            self._outage.warn(exc)
             return None
 
     async def complete(self, claim: Claim, answer: Any) -> None:
@@ -244,13 +243,7 @@ class RedisIdempotencyStore(IdempotencyStore):
                 lambda: script(keys=[self._name(claim.scope, claim.key)], args=args)
             )
         except redis.RedisError as exc:
-            self._warn(exc)
-
-    def _warn(self, exc: Exception) -> None:
-        now = time.monotonic()
-        if now - self._warned_at > 60:
-            self._warned_at = now
-            log.warning("idempotency keys not applied: Redis is unavailable (%s)", exc)
+            self._outage.warn(exc)
 
     def close(self) -> None:
         self._client.close()

@@ -159,12 +159,10 @@ class LlmTranslator:
         chats: list[list[ChatMessage]] = []
         budgets: list[int] = []
         for chunk in chunks:
-            lines = "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))
+            lines = _numbered(segments, chunk)
+            ask = self._prompt(segments, drafts, chunk, lines, names)
             chats.append(
-                [
-                    {"role": "system", "content": self.system},
-                    {"role": "user", "content": self._prompt(segments, drafts, chunk, names)},
-                ]
+                [{"role": "system", "content": self.system}, {"role": "user", "content": ask}]
             )
             budgets.append(2 * self.engine.count_tokens(lines) + 8 * len(chunk) + 16)
         completions = self.engine.chat_many(
@@ -185,9 +183,9 @@ class LlmTranslator:
         segments: Sequence[Parts],
         drafts: Sequence[Parts | None] | None,
         chunk: list[int],
+        lines: str,
         names: tuple[str, str],
     ) -> str:
-        lines = "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))
         source, target = names
         # Most chat lines carry no markup: the rule about tags would only cost prompt time.
         tagged = any(tags_of(segments[i]) for i in chunk)
@@ -196,9 +194,7 @@ class LlmTranslator:
             return translation_prompts.TRANSLATE.format(
                 source=source, target=target, tag_rule=tag_rule, lines=lines
             )
-        draft_lines = "\n".join(
-            f"{n}. {to_tagged(drafts[i] or segments[i])}" for n, i in enumerate(chunk, 1)
-        )
+        draft_lines = _numbered([drafts[i] or segments[i] for i in chunk], range(len(chunk)))
         return translation_prompts.POST_EDIT.format(
             source=source,
             target=target,
@@ -222,3 +218,8 @@ class LlmTranslator:
             if parsed is not None and any(isinstance(p, str) and p.strip() for p in parsed):
                 answers[index] = parsed
         return answers
+
+
+def _numbered(segments: Sequence[Parts], chunk: Sequence[int]) -> str:
+    """The chunk's segments as the prompt shows them: "1. …", one a line."""
+    return "\n".join(f"{n}. {to_tagged(segments[i])}" for n, i in enumerate(chunk, 1))

@@ -14,7 +14,6 @@ from threadwise.protocol import (
     Envelope,
     ErrorCode,
     MessageBody,
-    completed_envelope,
     results_envelope,
 )
 
@@ -32,8 +31,8 @@ _BODY_SCHEMA: dict[str, Any] = {
 async def summarize(request: Request, admitted: AdmittedRequest) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
-    [items] = await run_operation(request, admitted, "summarize")
-    return JSONResponse(completed_envelope("summarize", items, admitted.body.request).to_wire())
+    results = await run_operation(request, admitted, "summarize")
+    return JSONResponse(results_envelope("summarize", results, admitted.body.request).to_wire())
 
 
 @router.post("/translate", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
