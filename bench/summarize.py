@@ -13,8 +13,11 @@ DialogSum dialogues and the support chats beside their who-did-what checklists, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
+import random
+import re
 import socket
 import statistics
 import tempfile
@@ -31,6 +34,8 @@ from rouge_score import rouge_scorer
 
 from bench.common import DATA, percentile, support_chats
 from bench.dialogsum import dialogue_body, load_dialogsum
+from bench.faithfulness import score
+from bench.load import short_translation
 from threadwise.api.app import create_app
 from threadwise.config import Settings
 from threadwise.deadlines import Deadline
@@ -40,15 +45,15 @@ from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
 from threadwise.services import Services, build_services
 from threadwise.superpowers.summarize import Summarizer, SummaryOptions
+from threadwise.text.transcript import build_transcript
 
 RESULTS = Path(__file__).parent / "results"
 LANGUAGES = ("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT")
 VARIANTS = {
-    "plain (no notes, no check)": SummaryOptions(notes=False, fact_check=False),
-    "plain + fact check": SummaryOptions(notes=False, fact_check=True),
-    "notes": SummaryOptions(notes=True, fact_check=False),
-    "notes + fact check (default)": SummaryOptions(notes=True, fact_check=True),
-    "notes + fact check + self-check": SummaryOptions(notes=True, fact_check=True, self_check=True),
+    "labels (speakers as named, no checks)": SummaryOptions(cast=False, checks=False),
+    "cast (distinct names, no checks)": SummaryOptions(cast=True, checks=False),
+    "cast + checks (default)": SummaryOptions(cast=True, checks=True),
+    "notes + cast + checks": SummaryOptions(notes=True, cast=True, checks=True),
 }
 
 
@@ -154,6 +159,7 @@ def run_set(
                 "tokens_per_s": summary.completion_tokens / generation if generation else 0.0,
                 "summary": summary.text,
                 "notes": summary.notes,
+                "draft": summary.draft,
                 "steps": summary.steps,
                 "language": job.language_code,
             }
@@ -266,6 +272,143 @@ def overhead(
     )
 
 
+class FastTranslations:
+    """Fast-tier translations sent to the server without pause from two client threads, the
+    mix the load benchmark offers beside summaries; ``paused`` while the floor is measured."""
+
+    def __init__(self, port: int, authorization: str, organization: str) -> None:
+        self.port = port
+        self.authorization = authorization
+        self.organization = organization
+        self.running = threading.Event()
+        self.stopped = threading.Event()
+        self.sent = 0
+        self.threads = [threading.Thread(target=self._send, daemon=True) for _ in range(2)]
+
+    def __enter__(self) -> FastTranslations:
+        self.running.set()
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stopped.set()
+        self.running.set()
+        for thread in self.threads:
+            thread.join()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        self.running.clear()
+        time.sleep(0.2)  # let the translations in flight finish
+        try:
+            yield
+        finally:
+            self.running.set()
+
+    def _send(self) -> None:
+        rng = random.Random(threading.get_native_id())
+        client = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        while not self.stopped.is_set():
+            self.running.wait()
+            if self.stopped.is_set():
+                break
+            body = short_translation(rng)
+            body["request"]["context"]["organizationId"] = self.organization
+            client.request(
+                "POST",
+                "/message/translate",
+                json.dumps(body).encode(),
+                {"Content-Type": "application/json", "Authorization": self.authorization},
+            )
+            client.getresponse().read()
+            self.sent += 1
+        client.close()
+
+
+def floor_ratios(
+    services: Services,
+    recorder: Recorder,
+    bodies: list[tuple[str, dict[str, Any]]],
+    *,
+    beside_translations: bool = False,
+) -> list[tuple[str, float, float]]:
+    """(name, service seconds, floor seconds) per body, alternating: the summary through the
+    HTTP app, then the floor, a bare llama.cpp call that reads the same transcript under the
+    cached system prompt and writes a two-sentence summary. With ``beside_translations``,
+    the summaries run while fast translations are sent; the floor is always measured quiet."""
+    engine = recorder.engine
+    llm = engine._model()
+    formatter = engine._formatter
+    assert formatter is not None
+    system = services.summarizer.system_prompt
+    authorization = f"Bearer {bench_token(services, bodies)}"
+    organization = bodies[0][1]["request"]["context"]["organizationId"]
+    measured = []
+    with serving(services) as port, contextlib.ExitStack() as stack:
+        mix = None
+        if beside_translations:
+            mix = stack.enter_context(FastTranslations(port, authorization, organization))
+        for name, body in bodies:
+            body = json.loads(json.dumps(body))
+            body["request"]["connections"]["threadId"] = f"floor-{time.monotonic_ns()}"
+            client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            started = time.perf_counter()
+            client.request(
+                "POST",
+                "/message/summarize",
+                json.dumps(body).encode(),
+                {"Content-Type": "application/json", "Authorization": authorization},
+            )
+            response = client.getresponse()
+            text = response.read()
+            client.close()
+            service = time.perf_counter() - started
+            assert response.status == 200, text
+            transcript = build_transcript(
+                parse_message_body(body, services.limits).request.scope.conversations
+            )
+            chat: list[ChatMessage] = [
+                {"role": "system", "content": system},
+                {
+                    "role": "user",
+                    "content": f"Conversation ({transcript.who_is_who()}):\n{transcript.text}\n\n"
+                    "Summarize the conversation in two sentences.",
+                },
+            ]
+            with mix.paused() if mix else contextlib.nullcontext():
+                engine._fit_threads(llm)
+                rendered = formatter(messages=chat)  # type: ignore[arg-type]
+                prompt = llm.tokenize(
+                    rendered.prompt.encode(), add_bos=not rendered.added_special, special=True
+                )
+                started = time.perf_counter()
+                llm.create_completion(
+                    prompt=prompt,
+                    max_tokens=120,
+                    stop=rendered.stop,
+                    temperature=0.0,
+                    top_k=1,
+                    repeat_penalty=1.0,
+                )
+                floor = time.perf_counter() - started
+            measured.append((name, service, floor))
+        if mix is not None:
+            print(f"  fast translations sent beside the summaries: {mix.sent}")
+    return measured
+
+
+def report_ratios(title: str, measured: list[tuple[str, float, float]]) -> None:
+    ratios = [service / floor for _, service, floor in measured]
+    services_s = [service for _, service, _ in measured]
+    floors = [floor for _, _, floor in measured]
+    print(
+        f"{title}: service p50 {statistics.median(services_s):.2f} s, floor p50 "
+        f"{statistics.median(floors):.2f} s, ratio median {statistics.median(ratios):.2f}x "
+        f"(each: {', '.join(f'{r:.2f}' for r in ratios)})"
+    )
+
+
 def bench_token(services: Services, bodies: list[tuple[str, dict[str, Any]]]) -> str:
     """A token for the organizations the bodies name: superpowers need one."""
     orgs = {body["request"]["context"]["organizationId"] for _, body in bodies}
@@ -283,6 +426,7 @@ def main() -> None:
     parser.add_argument("--faithfulness", action="store_true")
     parser.add_argument("--faithfulness-only", action="store_true")
     parser.add_argument("--overhead-only", action="store_true")
+    parser.add_argument("--floor-only", action="store_true", help="only the latency ratios")
     parser.add_argument("--variant", help="only the faithfulness variants whose label has this")
     args = parser.parse_args()
 
@@ -302,8 +446,11 @@ def main() -> None:
 
     dialogues = load_dialogsum()
     chats = support_chats()
+    services.summarizer.warm()
     if args.overhead_only:
         overhead(services, recorder, overhead_bodies(dialogues, chats))
+    elif args.floor_only:
+        floors(services, recorder, chats)
     elif not args.faithfulness_only:
         main_sets(args, services, summarizer, recorder, dialogues, chats)
     if args.faithfulness or args.faithfulness_only:
@@ -339,6 +486,7 @@ def main_sets(
     print(f"ROUGE-1/2/L on {len(rows)} DialogSum dev dialogues: {r1:.1f} / {r2:.1f} / {rl:.1f}")
     (RESULTS / "dialogsum.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
+    english = None
     for tag in LANGUAGES:
         bodies = [(d["fname"], dialogue_body(d, tag)) for d in dialogues[: args.languages]]
         try:
@@ -347,12 +495,29 @@ def main_sets(
             print(f"{tag}: failed: {exc}")
             continue
         hits = sum(services.identifier.detect(r["summary"]) == tag[:2] for r in lang_rows)
+        p50 = statistics.median(r["seconds"] for r in lang_rows)
+        english = english or p50
         print(
             f"{tag}: {hits}/{len(lang_rows)} summaries in the requested language, "
-            f"p50 {statistics.median(r['seconds'] for r in lang_rows):.2f} s"
+            f"p50 {p50:.2f} s ({p50 / english:.2f}x English)"
         )
 
-    overhead(services, recorder, overhead_bodies(dialogues, chats))
+    floors(services, recorder, chats)
+
+
+def floors(services: Services, recorder: Recorder, chats: list[dict[str, Any]]) -> None:
+    """Latency as a ratio to the floor, quiet and beside fast translations."""
+    short = [(f"{c['id']}[:5]", first_messages(c["body"], 5)) for c in chats[:6]]
+    long = [
+        (c["id"], c["body"])
+        for c in chats
+        if len(c["body"]["request"]["scope"]["conversations"][0]["messages"]) >= 40
+    ]
+    for beside in (False, True):
+        where = "beside fast translations" if beside else "quiet"
+        for title, bodies in (("5-message chats", short), ("40+-message chats", long)):
+            measured = floor_ratios(services, recorder, bodies, beside_translations=beside)
+            report_ratios(f"{title}, {where}", measured)
 
 
 def overhead_bodies(
@@ -369,23 +534,63 @@ def faithfulness(
     chats: list[dict[str, Any]],
     only: str | None = None,
 ) -> None:
-    """Each pipeline variant on the checked dialogues and chats, written out for review."""
+    """Each pipeline variant on the checked dialogues and chats: scored where a machine can
+    (``bench.faithfulness``), written out beside the conversations for a reader."""
     checklists = {
         json.loads(line)["fname"]
         for line in (DATA / "dialogsum_checklist.jsonl").read_text().splitlines()
     }
     checked = [(d["fname"], dialogue_body(d)) for d in dialogues if d["fname"] in checklists]
     checked += [(c["id"], c["body"]) for c in chats]
+    bodies = dict(checked)
+    key_facts = {c["id"]: c["key_facts"] for c in chats}
     for label, options in VARIANTS.items():
         if only and only not in label:
             continue
         variant = Summarizer(recorder, services.identifier, options)
+        variant.warm()
         rows = run_set(variant, recorder, checked, services.limits)
+        for row in rows:
+            row["score"] = score(row["summary"], bodies[row["name"]], key_facts.get(row["name"]))
         slug = label.split(" (")[0].replace(" + ", "+").replace(" ", "-")
         out = RESULTS / f"faithfulness-{slug}.jsonl"
-        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        out.write_text(
+            "".join(json.dumps({**r, "score": r["score"].as_json()}) + "\n" for r in rows)
+        )
         report(f"faithfulness set, {label}", rows)
+        print_scores(rows)
         print(f"  summaries written to {out}")
+
+
+def print_scores(rows: list[dict[str, Any]]) -> None:
+    """The mechanical faithfulness figures of one variant."""
+    n = len(rows)
+    scores = [r["score"] for r in rows]
+    invented = sum(bool(s.invented_names) for s in scores)
+    numbers = sum(bool(s.unsupported_numbers) for s in scores)
+    facts = sum(s.key_facts for s in scores)
+    kept = sum(s.key_facts_kept for s in scores)
+    swapped = sum(_count(r["steps"], "swapped actors in") for r in rows)
+    dropped = sum(_count(r["steps"], "dropped") for r in rows)
+    failed = sum("error" in r for r in rows)
+    print(
+        f"  {n} summaries, {failed} failed: with a name not in the conversation {invented}; "
+        f"with a number/ID not in it {numbers}; support chats' key facts kept {kept}/{facts}; "
+        f"sentences with actors swapped back by the check {swapped}, dropped {dropped}"
+    )
+    for row in rows:
+        s = row["score"]
+        if s.invented_names or s.unsupported_numbers:
+            print(f"    {row['name']}: {s.invented_names or ''} {s.unsupported_numbers or ''}")
+
+
+def _count(steps: list[str], prefix: str) -> int:
+    total = 0
+    for step in steps:
+        number = re.search(r"\d+", step)
+        if step.startswith(prefix):
+            total += int(number.group(0)) if number else 1
+    return total
 
 
 if __name__ == "__main__":

@@ -60,13 +60,14 @@ class Settings(BaseSettings):
     llm_context_size: int = Field(default=4096, ge=512)
     llm_threads: int = Field(default_factory=_default_threads, ge=1)
     llm_batch_size: int = Field(default=512, ge=32)
+    # Fewer model threads while the fast translation engines run (they would otherwise slow
+    # every model thread down: llama.cpp's threads wait for each other).
+    llm_share_cores: bool = True
     # Requests waiting for (or holding) the model; one more gets 503 OVERLOADED at once.
     llm_queue_size: int = Field(default=8, ge=1)
     # Have the model write notes (issue, actions with actors, outcome, follow-up) before the
     # summary. The structured format and conversations longer than the context always do.
-    summary_notes: bool = True
-    # Ask the model, sentence by sentence, whether its draft is true of the conversation.
-    summary_self_check: bool = False
+    summary_notes: bool = False
 
     # How the model's queue orders work: "priority" takes translations (short, a user waits)
     # before summaries, a summary that waited 30 s ranking with new translations; "fifo" in

@@ -148,6 +148,8 @@ class RequestSettings(_Model):
     summaryFormat: Annotated[SummaryFormat | None, BeforeValidator(_blank_to_none)] = None
     maxResponseLength: Annotated[int | None, BeforeValidator(_blank_to_none), Field(ge=0)] = None
     disableStream: bool | None = None
+    # Extension for summarize: cite the messages behind each sentence (README, "Evidence").
+    includeEvidence: Annotated[bool | None, BeforeValidator(_blank_to_none)] = None
     # Extensions for translate (decisions.md §5, §6).
     targetLanguages: list[Annotated[str, BeforeValidator(_require)]] | None = None
     translationMode: Annotated[TranslationMode | None, BeforeValidator(_blank_to_none)] = None
@@ -231,6 +233,21 @@ class SocketCancel(BaseModel):
 # --- response ------------------------------------------------------------------------------
 
 
+class MessageRef(BaseModel):
+    """A message of the request: its conversation, and its index in that conversation's
+    ``messages`` (from 0, in request order)."""
+
+    conversationId: str | None = None
+    messageIndex: int
+
+
+class Evidence(BaseModel):
+    """One sentence of a summary and the messages that support it."""
+
+    sentence: str
+    messages: list[MessageRef]
+
+
 class ResponseItem(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -244,6 +261,8 @@ class ResponseItem(BaseModel):
     sourceLanguage: str | None = None
     targetLanguage: str | None = None
     engine: str | None = None
+    # summarize with includeEvidence: each sentence of content and its supporting messages.
+    evidence: list[Evidence] | None = None
     error_code: str | None = None
 
 

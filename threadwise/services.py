@@ -26,6 +26,7 @@ from threadwise.deadlines import DeadlinePolicy
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.engines.base import ChatEngine
 from threadwise.engines.bergamot import BergamotEngine
+from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.engines.scheduler import Priority, Scheduler
@@ -166,6 +167,9 @@ class Services:
     def _load(self) -> None:
         self.identifier.load()
         self.engine.load()
+        # The fixed system prompts, read once now rather than by the first requests.
+        self.translator.llm.warm()
+        self.summarizer.warm()
         log.info("model loaded: %s", self.engine.name)
 
     def _load_fast(self) -> None:
@@ -221,6 +225,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             "GGUF model, or unset it to use the packaged default model."
         )
     metrics = Metrics()
+    cores = CoreShare(settings.llm_threads)
     engine = LlamaCppEngine(
         model_path,
         context_size=settings.llm_context_size,
@@ -228,6 +233,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         batch_size=settings.llm_batch_size,
         prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
         on_call=metrics.model_call,
+        cores=cores if settings.llm_share_cores else None,
     )
     queue = Scheduler(
         settings.llm_queue_size,
@@ -237,7 +243,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         nice=settings.llm_nice,
     )
     identifier = LanguageIdentifier()
-    options = SummaryOptions(notes=settings.summary_notes, self_check=settings.summary_self_check)
+    options = SummaryOptions(notes=settings.summary_notes)
     summarizer = Summarizer(engine, identifier, options)
     languages = tuple(TRANSLATION_LANGUAGES)
     machine_translators: dict[str, MachineTranslator] = {
@@ -259,6 +265,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         observer=metrics,
         workers=settings.translation_threads,
         typical_seconds=(0.02, 0.02),
+        cores=cores,
     )
     metrics.watch_queue("llm", lambda: queue.depth, settings.llm_queue_size)
     metrics.watch_queue("translate", lambda: fast_queue.depth, settings.translation_queue_size)
@@ -303,7 +310,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         {
             "service": __version__,
             "model": engine.name,
-            "summary": [options.notes, options.fact_check, options.self_check],
+            "summary": [options.notes, options.cast, options.checks, summarizer.system_prompt],
             "routes": [
                 [route.source, route.target, *(route.engine(tier) for tier in TIERS)]
                 for route in router.routes()

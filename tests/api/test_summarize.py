@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -69,3 +70,70 @@ def test_structured_format_has_its_sections(
 
 def test_readiness_names_the_engine(client: TestClient) -> None:
     assert client.get("/readyz").json()["engine"].startswith("llama.cpp:")
+
+
+ORDER_CHAT = [
+    ("c", "Hi, my order 48213 arrived with a broken lamp. I want a refund."),
+    ("a", "I'm sorry, Jonas. I can refund the lamp or send a new one. Which do you prefer?"),
+    ("c", "A new one, please."),
+    ("a", "Done: a new lamp ships tomorrow, and you will get a tracking e-mail."),
+    ("c", "Thanks!"),
+]
+
+
+def order_chat(**settings: Any) -> dict[str, Any]:
+    messages = [{"participantId": p, "content": text} for p, text in ORDER_CHAT]
+    return {
+        "session": {"channel": {"language": "en-US"}},
+        "request": {
+            "connections": {"threadId": "order-48213"},
+            "context": {"organizationId": "org-1"},
+            "settings": settings,
+            "scope": {
+                "conversations": [
+                    {
+                        "conversationId": "conv-48213",
+                        "participants": [
+                            {"participantId": "c", "role": "EndUser", "displayName": "Jonas"},
+                            {"participantId": "a", "role": "Agent", "displayName": "Mira"},
+                        ],
+                        "messages": messages,
+                    }
+                ]
+            },
+        },
+    }
+
+
+def test_the_order_number_is_kept_and_evidence_cites_the_right_authors(
+    client: TestClient,
+) -> None:
+    item = summarize(client, order_chat(includeEvidence=True))
+    content = item["content"]
+    assert "48213" in content, content
+    evidence = item["evidence"]
+    assert " ".join(e["sentence"] for e in evidence) == content
+    for entry in evidence:
+        cited = entry["messages"]
+        assert all(m["conversationId"] == "conv-48213" for m in cited), entry
+        # Each cited message shares a word with its sentence.
+        words = set(re.findall(r"[a-z]{4,}", entry["sentence"].lower()))
+        for m in cited:
+            assert words & set(re.findall(r"[a-z]{4,}", ORDER_CHAT[m["messageIndex"]][1].lower()))
+    # The order number came from the customer's first message: its sentence cites it.
+    with_order = next(e for e in evidence if "48213" in e["sentence"])
+    assert 0 in [m["messageIndex"] for m in with_order["messages"]], with_order
+
+
+def test_evidence_is_only_given_when_asked(client: TestClient) -> None:
+    assert "evidence" not in summarize(client, order_chat())
+
+
+def test_openapi_documents_evidence(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    body = spec["paths"]["/message/summarize"]["post"]["requestBody"]["content"]
+    settings = body["application/json"]["schema"]["$defs"]["RequestSettings"]
+    assert "includeEvidence" in settings["properties"]
+    schemas = spec["components"]["schemas"]
+    assert set(schemas["Evidence"]["properties"]) == {"sentence", "messages"}
+    assert set(schemas["MessageRef"]["properties"]) == {"conversationId", "messageIndex"}

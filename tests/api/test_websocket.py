@@ -507,8 +507,9 @@ async def test_bad_frame_is_answered_and_the_socket_stays_usable(
 async def test_streaming_sends_cumulative_started_frames_then_one_completed(
     live_server: LiveServer,
 ) -> None:
+    body = minimal_body(settings={"includeEvidence": True})
     async with threadwise(live_server) as client, client.connect() as connected:
-        frames = [f async for f in connected.stream("summarize", minimal_body(), timeout=600)]
+        frames = [f async for f in connected.stream("summarize", body, timeout=600)]
         correlation_id = frames[0]["correlationId"]
         await connected.translate(translate_body(ENGLISH))  # nothing else came for it
     *started, completed = frames
@@ -520,6 +521,11 @@ async def test_streaming_sends_cumulative_started_frames_then_one_completed(
     for frame in frames:
         assert_reply_to(frame, correlation_id, "summarize", frame["state"])
     assert "Issue:" not in partials[-1]  # the notes are not the summary
+    # The completed frame carries the evidence the request asked for, sentence by sentence.
+    item = completed["message"]["results"][0]["response"][0]
+    assert " ".join(e["sentence"] for e in item["evidence"]) == item["content"]
+    cited = [m for e in item["evidence"] for m in e["messages"]]
+    assert cited and all(m["conversationId"] == "conv-901" for m in cited)
 
 
 @pytest.mark.model

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import DATA
-from tests.superpowers.test_summarize import ScriptedEngine
+from tests.scripted_engine import ScriptedEngine
 from threadwise.services import Services
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.text.languages import LanguageIdentifier

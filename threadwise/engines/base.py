@@ -80,6 +80,16 @@ class ChatEngine(Protocol):
         ...
 
 
+def read_ahead(engine: ChatEngine, system: str) -> None:
+    """Have ``engine`` read a fixed system prompt now and keep its state, so that the first
+    request that starts with it reads only what follows."""
+    chat: list[ChatMessage] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "Hello."},
+    ]
+    engine.chat(chat, max_tokens=1, keep=True)
+
+
 def one_by_one(
     engine: ChatEngine,
     chats: Sequence[list[ChatMessage]],

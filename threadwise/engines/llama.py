@@ -15,6 +15,7 @@ import numpy as np
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
 from threadwise.errors import ServiceError
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 # Prompt tokens evaluated between two deadline checks (~2.5 s on two cores).
 _PROMPT_CHUNK = 256
+# ... and between two looks at the cores, when they are shared with other engines.
+_SHARED_PROMPT_CHUNK = 96
 # Restoring a saved state pays when it spares at least this many tokens of prompt processing.
 _RESTORE_GAIN_TOKENS = 64
 # (prompt tokens, completion tokens, seconds, of which generating) of each call.
@@ -60,8 +63,12 @@ class LlamaCppEngine:
         batch_size: int = 512,
         prefix_cache_bytes: int = 0,
         on_call: CallObserver | None = None,
+        cores: CoreShare | None = None,
     ) -> None:
         self._path = model_path
+        # Consulted before each decode call: fewer threads while other engines run.
+        self.cores = cores
+        self._threads_now = threads
         self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
         self._on_call = on_call
         # Counted for the metrics: (restored, not restored) on long-prompt calls.
@@ -260,6 +267,7 @@ class LlamaCppEngine:
             # the call then reports why.
             nonlocal generated
             generated += 1
+            self._fit_threads(llm)
             if not first_token:
                 first_token.append(time.perf_counter())  # the prompt is processed
             if deadline is not None and deadline.stop_requested():
@@ -313,16 +321,30 @@ class LlamaCppEngine:
         )
 
     def _process_prompt(self, llm: Llama, prompt: list[int], deadline: Deadline | None) -> None:
-        """Evaluate the prompt but its last token in chunks, checking the deadline between
-        them: a long prompt takes many seconds, and a cancelled request should not."""
-        if deadline is None:
+        """Evaluate the prompt but its last token in chunks, checking the deadline (and the
+        cores) between them: a long prompt takes many seconds, and a cancelled request
+        should not."""
+        self._fit_threads(llm)
+        if deadline is None and self.cores is None:
             return
         live = common_prefix(
             np.asarray(llm.input_ids[: llm.n_tokens]), np.asarray(prompt, dtype=np.intc)
         )
         end = len(prompt) - 1
-        if end - live > _PROMPT_CHUNK:  # else create_completion does it in one go
-            self._evaluate(llm, prompt[:end], live, deadline)
+        chunk = _PROMPT_CHUNK if self.cores is None else _SHARED_PROMPT_CHUNK
+        if end - live > chunk:  # else create_completion does it in one go
+            self._evaluate(llm, prompt[:end], live, deadline, chunk)
+
+    def _fit_threads(self, llm: Llama) -> None:
+        """Use the threads the cores allow now (llama.cpp takes a new count per decode)."""
+        if self.cores is None:
+            return
+        wanted = self.cores.threads_for_model()
+        if wanted != self._threads_now:
+            import llama_cpp
+
+            llama_cpp.llama_set_n_threads(llm.ctx, wanted, wanted)
+            self._threads_now = wanted
 
     def _prompt(
         self, llm: Llama, messages: list[ChatMessage], continue_from: str, stop: Sequence[str]
@@ -338,15 +360,22 @@ class LlamaCppEngine:
         )
         return tokens, [*_as_list(rendered.stop), *stop]
 
-    @staticmethod
-    def _evaluate(llm: Llama, tokens: list[int], live: int, deadline: Deadline | None) -> None:
+    def _evaluate(
+        self,
+        llm: Llama,
+        tokens: list[int],
+        live: int,
+        deadline: Deadline | None,
+        chunk: int = _PROMPT_CHUNK,
+    ) -> None:
         """Have the context hold ``tokens``, of which it holds the first ``live`` already;
-        in chunks, the deadline checked between them."""
+        in chunks, the deadline checked (and the threads fitted to the cores) between them."""
         llm.n_tokens = live  # eval() drops the cache past this point
-        for start in range(live, len(tokens), _PROMPT_CHUNK):
+        for start in range(live, len(tokens), chunk):
             if deadline is not None:
                 deadline.check()
-            llm.eval(tokens[start : start + _PROMPT_CHUNK])
+            self._fit_threads(llm)
+            llm.eval(tokens[start : start + chunk])
 
     def _failed(self, llm: Llama, exc: Exception) -> ServiceError:
         """What to raise for an unexpected ``exc`` from inside a call: the context is reset

@@ -25,6 +25,7 @@ from enum import IntEnum
 from typing import Any, Generic, Literal, TypeVar
 
 from threadwise.deadlines import Deadline
+from threadwise.engines.cores import CoreShare
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
@@ -85,8 +86,11 @@ class Scheduler:
         nice: int = 0,
         workers: int = 1,
         typical_seconds: tuple[float, float] = (2.0, 5.0),
+        cores: CoreShare | None = None,
     ) -> None:
         self.capacity = capacity
+        # Jobs are counted there while they run: they compete with the model for cores.
+        self._cores = cores
         self.name = name
         self.policy = policy
         self.observer = observer or SchedulerObserver()
@@ -299,7 +303,11 @@ class Scheduler:
             job.future.set_exception(exc)
             return
         try:
-            result = job.work()
+            if self._cores is None:
+                result = job.work()
+            else:
+                with self._cores.busy():
+                    result = job.work()
         except BaseException as exc:
             job.future.set_exception(exc)
         else:

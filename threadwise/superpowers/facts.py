@@ -91,6 +91,18 @@ _NOT_NAMES = frozenset(
         "No",
     ]
 )
+# Words that open a sentence without being a name: function words, and adverbs in -ly.
+_SENTENCE_OPENERS_WORDS = """
+    In At On By For From With Without During Due Because Since As If Although Though While
+    Despite According Upon Under Over Into Onto Instead Eventually Additionally Furthermore
+    Moreover Meanwhile Overall Afterwards Afterward Later Next First Second Third Lastly
+    Initially Ultimately Therefore Thus Hence Still Yet Again Once Each Every Everyone
+    Everybody Someone Somebody Nobody None Neither Either Some Many Most All Any Several
+    Another Other Only Even Here There Now Today Tomorrow Yesterday Tonight Soon Both
+    What Which Who Whom Whose Why How Where Not Please Thanks Thank Sorry Hello Hi Dear To
+    Unfortunately Fortunately Eventually Finally Because Given Having Being Following
+    """
+_SENTENCE_OPENERS = frozenset(_SENTENCE_OPENERS_WORDS.split())
 _WORD = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|^\s*[-*•]\s*|\*\*\s*)$")
 
@@ -150,9 +162,17 @@ def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck
             word = match.group(0).rstrip("'\u2019-")
             if word.endswith(("'s", "\u2019s")):
                 word = word[:-2]
-            if not word or word in _NOT_NAMES or _SENTENCE_START.search(summary[: match.start()]):
+            if not word or word in _NOT_NAMES:
                 continue
             folded_word = _fold(word)
+            if _SENTENCE_START.search(summary[: match.start()]) and (
+                # Capitalised because it opens a sentence: a name only if the conversation
+                # does not use it as a word ("Finally", "Customer") and it is not an opener.
+                word in _SENTENCE_OPENERS
+                or word.endswith(("ly", "ing"))
+                or re.search(rf"(?<![\w#]){re.escape(folded_word)}(?!\w)", _fold(evidence))
+            ):
+                continue
             if folded_word in evidence_words or any(
                 part in evidence_words for part in folded_word.split("-")
             ):

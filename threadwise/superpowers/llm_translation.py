@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatEngine, ChatMessage
+from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
 from threadwise.superpowers import prompts, translation_prompts
 from threadwise.text.languages import LanguageIdentifier, language_name
 from threadwise.text.tagged import Parts, parse_tags, tags_of, text_of, to_tagged
@@ -38,12 +38,17 @@ class LlmTranslator:
         engine: ChatEngine,
         languages: Sequence[str],
         identifier: LanguageIdentifier | None = None,
+        system: str = prompts.TRANSLATOR_SYSTEM,
     ) -> None:
         self.engine = engine
         self._languages = tuple(languages)
         self.identifier = identifier
         # The summarizer's system prompt: kept in the KV cache for both superpowers.
-        self.system = prompts.SYSTEM_WITH_NOTES
+        self.system = system
+
+    def warm(self) -> None:
+        """Have the engine read the fixed system prompt now (see ``read_ahead``)."""
+        read_ahead(self.engine, self.system)
 
     def directions(self) -> frozenset[tuple[str, str]]:
         return frozenset((s, t) for s in self._languages for t in self._languages if s != t)

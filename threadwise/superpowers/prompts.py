@@ -18,8 +18,13 @@ Rules:
 - A name used to address someone ("Hi, Sam") is the name of the person spoken to, not of the speaker.
 - Report outcomes exactly: a request that was refused, or only promised, is not done. A request that waits for approval is pending.
 - An offer or a choice of options is not an action: report only the option that was chosen, and what was actually done.
-- Refer to people by name as written in the transcript (for example #Person1#).
+{refer_rule}
 - Leave out greetings, small talk and minor details."""
+
+_REFER_RULE = (
+    "- Refer to people by their names as written in the transcript, never by names from the "
+    "examples."
+)
 
 _WITH_NOTES = """
 First write short notes, then the summary:
@@ -54,15 +59,15 @@ _EXAMPLES = (
         "over store credit, and Tobiah emails her the code SAVE10.",
     ),
     (
-        "Conversation (#Person1#; #Person2#):\n"
-        "#Person1#: Hi, Oren. Are you coming to the concert on Saturday?\n"
-        "#Person2#: I'd love to, but I have to work. Could we go next week instead?\n"
-        "#Person1#: Sure. I'll change our tickets tomorrow.",
-        "Issue: #Person1# invites Oren to a concert on Saturday.\n"
-        "Actions: Oren says he has to work and asks to go next week. #Person1# agrees.\n"
+        "Conversation (Wendell; Oren):\n"
+        "Wendell: Hi, Oren. Are you coming to the concert on Saturday?\n"
+        "Oren: I'd love to, but I have to work. Could we go next week instead?\n"
+        "Wendell: Sure. I'll change our tickets tomorrow.",
+        "Issue: Wendell invites Oren to a concert on Saturday.\n"
+        "Actions: Oren says he has to work and asks to go next week. Wendell agrees.\n"
         "Outcome: They will go next week.\n"
-        "Follow-up: #Person1# will change the tickets tomorrow.",
-        "#Person1# invites Oren to a concert on Saturday, but Oren has to work, so #Person1# "
+        "Follow-up: Wendell will change the tickets tomorrow.",
+        "Wendell invites Oren to a concert on Saturday, but Oren has to work, so Wendell "
         "will change their tickets to next week.",
     ),
 )
@@ -73,13 +78,41 @@ def _example(conversation: str, notes: str, summary: str, with_notes: bool) -> s
     return f"Example:\n{conversation}\n\n{answer}"
 
 
-def system_prompt(with_notes: bool) -> str:
-    examples = "\n\n".join(_example(*e, with_notes=with_notes) for e in _EXAMPLES)
-    return f"{_RULES}{_WITH_NOTES if with_notes else _WITHOUT_NOTES}\n\n{examples}"
+# The second example as it was before speakers got names in prompts (see TRANSLATOR_SYSTEM).
+_LABELLED_EXAMPLE = (
+    "Conversation (#Person1#; #Person2#):\n"
+    "#Person1#: Hi, Oren. Are you coming to the concert on Saturday?\n"
+    "#Person2#: I'd love to, but I have to work. Could we go next week instead?\n"
+    "#Person1#: Sure. I'll change our tickets tomorrow.",
+    "Issue: #Person1# invites Oren to a concert on Saturday.\n"
+    "Actions: Oren says he has to work and asks to go next week. #Person1# agrees.\n"
+    "Outcome: They will go next week.\n"
+    "Follow-up: #Person1# will change the tickets tomorrow.",
+    "#Person1# invites Oren to a concert on Saturday, but Oren has to work, so #Person1# "
+    "will change their tickets to next week.",
+)
+
+
+def system_prompt(
+    with_notes: bool,
+    examples: tuple[tuple[str, str, str], ...] = _EXAMPLES,
+    refer_rule: str = _REFER_RULE,
+) -> str:
+    shown = "\n\n".join(_example(*e, with_notes=with_notes) for e in examples)
+    rules = _RULES.format(refer_rule=refer_rule)
+    return f"{rules}{_WITH_NOTES if with_notes else _WITHOUT_NOTES}\n\n{shown}"
 
 
 SYSTEM_WITH_NOTES = system_prompt(with_notes=True)
 SYSTEM_WITHOUT_NOTES = system_prompt(with_notes=False)
+# The LLM translator's system prompt: the summarizer's as it was when the model's translations
+# were measured (bench/translate.py's quality table, the Markdown checks); kept as it was
+# until they are measured again under the new one. The engine keeps it as a saved state.
+TRANSLATOR_SYSTEM = system_prompt(
+    with_notes=True,
+    examples=(_EXAMPLES[0], _LABELLED_EXAMPLE),
+    refer_rule="- Refer to people by name as written in the transcript (for example #Person1#).",
+)
 
 CONVERSATION = "Conversation ({who_is_who}):\n{transcript}"
 

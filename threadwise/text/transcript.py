@@ -51,6 +51,8 @@ class Speaker:
     name: str
     side: Side
     role: str | None
+    # The participant's ID: two speakers of the same name and role are still two.
+    key: str = ""
 
     @property
     def label(self) -> str:
@@ -61,11 +63,26 @@ class Speaker:
 
 
 @dataclass(frozen=True)
+class Said:
+    """One message as the transcript holds it: who said it, and where it came from."""
+
+    speaker: Speaker
+    text: str  # whitespace collapsed
+    conversation_id: str | None
+    index: int  # its position in its conversation's messages, as the request gave them
+
+
+@dataclass(frozen=True)
 class Transcript:
     speakers: tuple[Speaker, ...]
     lines: tuple[str, ...]
     # Everything the summary may draw facts from: message texts, names, roles.
     evidence: str
+    messages: tuple[Said, ...] = ()
+    # Each speaker's name on the lines, when not their own (see ``renamed``).
+    names: tuple[tuple[Speaker, str], ...] = ()
+    # How the lines are laid out: None for a message, else a marker line (timestamp, part).
+    layout: tuple[str | None, ...] = ()
 
     @property
     def text(self) -> str:
@@ -75,33 +92,63 @@ class Transcript:
     def has_roles(self) -> bool:
         return any(s.side in (Side.CUSTOMER, Side.AGENT, Side.BOT) for s in self.speakers)
 
+    def name_of(self, speaker: Speaker) -> str:
+        return dict(self.names).get(speaker, speaker.name)
+
     def who_is_who(self) -> str:
         """One line saying who is on which side, e.g. ``Anna Keller is the customer; Tom ...``."""
         parts = []
         for speaker in self.speakers:
+            name = self.name_of(speaker)
             if speaker.side is Side.OTHER:
                 role = f" ({speaker.role})" if speaker.role else ""
-                parts.append(f"{speaker.name}{role}")
+                parts.append(f"{name}{role}")
             else:
                 article = "an automated" if speaker.side is Side.BOT else "the"
                 noun = "agent" if speaker.side is Side.BOT else speaker.side.value
-                parts.append(f"{speaker.name} is {article} {noun}")
+                parts.append(f"{name} is {article} {noun}")
         return "; ".join(parts)
+
+    def renamed(self, names: dict[Speaker, str]) -> Transcript:
+        """The same transcript with speakers called by ``names`` on its lines (the others
+        keep their own); ``evidence`` stays what the request said."""
+        renamed = Transcript(
+            self.speakers, (), self.evidence, self.messages, tuple(names.items()), self.layout
+        )
+        said = iter(self.messages)
+        lines = []
+        for marker in self.layout:
+            if marker is None:
+                message = next(said)
+                lines.append(f"{renamed.label(message.speaker)}: {message.text}")
+            else:
+                lines.append(marker)
+        return Transcript(
+            self.speakers, tuple(lines), self.evidence, self.messages, renamed.names, self.layout
+        )
+
+    def label(self, speaker: Speaker) -> str:
+        """How the speaker is named on each transcript line."""
+        name = self.name_of(speaker)
+        if speaker.side is Side.OTHER:
+            return f"{name} ({speaker.role})" if speaker.role else name
+        return f"{name} ({speaker.side.value})"
 
 
 def build_transcript(conversations: Sequence[Conversation]) -> Transcript:
     speakers: dict[str, Speaker] = {}
-    lines: list[str] = []
+    messages: list[Said] = []
+    layout: list[str | None] = []
     evidence: list[str] = []
     several = len(conversations) > 1
     for number, conversation in enumerate(conversations, start=1):
         known = {
-            p.participantId: _speaker(p.displayName, p.role, p.participantId, index)
-            for index, p in enumerate(conversation.participants, start=1)
+            p.participantId: _speaker(p.displayName, p.role, p.participantId)
+            for p in conversation.participants
             if p.participantId
         }
         if several:
-            lines.append(f"-- Conversation {number} --")
+            layout.append(f"-- Conversation {number} --")
         stamps = [m.timestamp for m in conversation.messages]
         show_times = _pauses(stamps)
         for index, message in enumerate(conversation.messages):
@@ -109,24 +156,30 @@ def build_transcript(conversations: Sequence[Conversation]) -> Transcript:
             speaker = known.get(pid) if pid else None
             if speaker is None:
                 # An author missing from the participants is still used, the ID standing in.
-                speaker = Speaker(name=pid or "Unknown", side=Side.OTHER, role=None)
-            speakers.setdefault(speaker.label, speaker)
+                speaker = Speaker(name=pid or "Unknown", side=Side.OTHER, role=None, key=pid or "")
+            speaker = speakers.setdefault(speaker.key or speaker.label, speaker)
             stamp = message.timestamp
             if stamp is not None and index in show_times:
-                lines.append(f"[{_format_time(stamp)}]")
+                layout.append(f"[{_format_time(stamp)}]")
             content = " ".join(message.content.split())
-            lines.append(f"{speaker.label}: {content}")
+            messages.append(Said(speaker, content, conversation.conversationId, index))
+            layout.append(None)
             evidence.append(message.content)
         evidence.extend(f"{s.name} {s.role or ''}" for s in known.values())
-    return Transcript(
-        speakers=tuple(speakers.values()), lines=tuple(lines), evidence="\n".join(evidence)
+    plain = Transcript(
+        speakers=tuple(speakers.values()),
+        lines=(),
+        evidence="\n".join(evidence),
+        messages=tuple(messages),
+        layout=tuple(layout),
     )
+    return plain.renamed({})
 
 
-def _speaker(display_name: str | None, role: str | None, pid: str, index: int) -> Speaker:
+def _speaker(display_name: str | None, role: str | None, pid: str) -> Speaker:
     side = side_of(role)
     name = display_name or (side.value.capitalize() if side is not Side.OTHER else pid)
-    return Speaker(name=" ".join(name.split()), side=side, role=role)
+    return Speaker(name=" ".join(name.split()), side=side, role=role, key=pid)
 
 
 def _pauses(stamps: Sequence[datetime | None]) -> set[int]:

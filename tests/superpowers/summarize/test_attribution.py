@@ -1,0 +1,61 @@
+"""Who did what, checked without the model: subjects against the messages behind them."""
+
+from __future__ import annotations
+
+from tests.text.test_speaker_names import transcript
+from threadwise.superpowers.summarize.attribution import Attributor
+
+CHAT = transcript(
+    ("c", "Hello, I want a refund for order 48213, the blender arrived broken."),
+    ("a", "Sorry about that! I can send a replacement or refund you."),
+    ("c", "The replacement, please."),
+    ("a", "Done, I have sent it today."),
+    ("c", "You charged me twice for shipping, by the way."),
+    names={"c": "Ana", "a": "Bo"},
+)
+
+
+def attributor() -> Attributor:
+    return Attributor(CHAT.messages, {s: s.name for s in CHAT.speakers})
+
+
+def test_a_request_given_to_the_wrong_speaker_is_given_back() -> None:
+    checked = attributor().check("Bo asks for a refund for order 48213.")
+    assert checked.fixed and checked.text == "Ana asks for a refund for order 48213."
+
+
+def test_subject_and_object_are_swapped_together() -> None:
+    checked = attributor().check("Bo wants Ana to refund order 48213.")
+    assert checked.text == "Ana wants Bo to refund order 48213."
+
+
+def test_right_sentences_are_left_alone() -> None:
+    for sentence in (
+        "Ana asks for a refund for order 48213 because the blender arrived broken.",
+        "Bo offers a replacement or a refund, and Ana chooses the replacement.",
+        "Bo sends the replacement today.",
+        "Bo charged Ana twice for shipping.",  # "you charged me": the other person did
+    ):
+        checked = attributor().check(sentence)
+        assert not checked.fixed and checked.kept and checked.text == sentence
+
+
+def test_what_someone_did_is_judged_by_its_verb_with_i_and_you_resolved() -> None:
+    checked = attributor().check("Ana charged Bo twice for shipping.")
+    assert checked.text == "Bo charged Ana twice for shipping."
+
+
+def test_unclear_clauses_are_not_changed() -> None:
+    for sentence in (
+        "Ana will get the replacement.",  # what someone will do: asked of them by the other
+        "Bo does not refund the order.",  # a denial answers the other's words
+        "They agree on a replacement.",
+    ):
+        assert attributor().check(sentence).text == sentence
+
+
+def test_evidence_is_the_messages_sharing_the_sentence_s_words() -> None:
+    checked = attributor().check("Ana asks for a refund for order 48213.")
+    first = checked.messages[0]
+    assert (first.speaker.name, first.index) == ("Ana", 0)
+    assert attributor().check("They talk.").messages == []

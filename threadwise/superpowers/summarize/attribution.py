@@ -1,0 +1,350 @@
+"""Who did what: every summary sentence's subject checked against the messages behind it.
+
+A clause like "Maria recommends the pet store" is supported by what its words point to in
+the conversation: the distinctive words, IDs and numbers of the clause are found in the
+messages of one speaker more than another's, and the speaker who first said them is the one
+who asked, offered, proposed or told (for verbs of response, "accepts", "refuses",
+"confirms", it is the other one). When the words clearly point to another speaker than the
+clause's subject, the subject is wrong: the clause's two names are swapped (in a two-party
+conversation) or the sentence is dropped. Unclear clauses are left alone: the check corrects
+only what the transcript shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from threadwise.text.transcript import Said, Speaker
+
+# Verbs whose subject answers what the other person brought up.
+_RESPONSES_WORDS = """
+    accept agree refuse decline reject deny approve thank follow take choose pick
+    receive get learn hear obey comply consent grant allow permit forgive apologize
+    """
+_RESPONSES = frozenset(_RESPONSES_WORDS.split())
+# Verbs of saying: the subject is who said the words, not who does what they are about.
+_SPEECH_VERBS = """
+    ask say tell suggest propose recommend offer invite want request complain mention explain
+    insist warn advise remind inform report claim admit wonder think believe hope prefer like
+    love hate need apologize promise describe answer reply beg urge encourage persuade
+    convince criticize praise compliment greet introduce argue expect worry doubt plan
+    decide intend demand inquire query note point share express flag raise highlight
+    notice spot question dispute notify contact call email message reach discuss
+    """
+_SPEECH = frozenset(_SPEECH_VERBS.split())
+# What someone must, will or should do was usually asked of them by the other person, and
+# "confirms" is said both of giving and of checking information: no evidence either way.
+_UNDECIDED_WORDS = """
+    must will would should shall can could may might need needs has have had is to
+    confirm confirms confirmed verify verifies verified
+    """
+_UNDECIDED = frozenset(_UNDECIDED_WORDS.split())
+# A denial answers what the other person brought up, in their words.
+_NEGATED = re.compile(r"\b(?:not|never|no|nothing)\b|n't\b", re.IGNORECASE)
+# Words that say little about who said what.
+_STOPWORDS_WORDS = """
+    a an the and or but so if then than that this these those to of in on at by for with
+    from about as into over after before while when where which who whom whose what why how
+    is are was were be been being am do does did done have has had having will would shall
+    should can could may might must not no yes also just only very too more most much many
+    some any all each every other another both either neither such own same there here it its
+    he she they them their his her him we us our you your i me my mine yours theirs itself
+    himself herself themselves one ones up down out off again further once now today
+    ask say tell talk speak mention want need like think know let make go come see look
+    feel try seem help thing things way lot bit well really something anything nothing
+    someone anyone everyone because though although however since until
+    """
+_STOPWORDS = frozenset(_STOPWORDS_WORDS.split())
+
+
+@dataclass(frozen=True)
+class Clause:
+    subject: str  # a speaker's name in the prompt
+    start: int  # where the subject starts in the sentence
+    end: int  # where the clause ends
+    verb: str
+
+
+@dataclass
+class Attribution:
+    """A sentence as checked: its text (names swapped if they were wrong), whether it is
+    kept, and the messages that support it."""
+
+    text: str
+    kept: bool = True
+    fixed: bool = False
+    messages: list[Said] = field(default_factory=list)
+
+
+# The subject's own evidence may be at most this share of the other speaker's for the
+# clause to be given to the other.
+_MARGIN = 0.5
+
+
+class Attributor:
+    """Checks sentences against one transcript; ``names`` are the speakers' prompt names."""
+
+    def __init__(self, messages: Sequence[Said], names: dict[Speaker, str]) -> None:
+        self.messages = list(messages)
+        self.names = names
+        self.by_name = {name: speaker for speaker, name in names.items()}
+        self._short = _short_names(names)
+        self._stems = [set(_content(m.text)) for m in self.messages]
+        # Who said each word (for what a speaker asked, offered, told), and who does what
+        # the word is part of, "I" and "you" resolved (for what a speaker did).
+        self.said = _Index()
+        self.done = _Index()
+        speakers = list(names)
+        for message, stems in zip(self.messages, self._stems, strict=True):
+            self.said.add(stems, message.speaker)
+            for part in _PARTS.split(message.text):
+                for stems, actor in _actors(part, message.speaker, speakers):
+                    self.done.add(stems, actor)
+        # Speakers' names are no evidence for what they did.
+        for name in names.values():
+            for stem in _content(name):
+                self.said.forget(stem)
+                self.done.forget(stem)
+
+    def check(self, sentence: str) -> Attribution:
+        result = Attribution(sentence)
+        for clause in reversed(self.clauses(sentence)):
+            speaker = self.by_name[clause.subject]
+            if clause.verb.split()[0].lower() in _UNDECIDED or _NEGATED.search(
+                sentence[clause.start : clause.end]
+            ):
+                continue
+            verdict = self._expected(
+                _main_part(sentence[clause.start : clause.end]), clause.verb, speaker
+            )
+            if verdict is None or verdict is speaker:
+                continue
+            if len(self.names) == 2 or clause.verb.lower().rstrip("s") not in _RESPONSES:
+                result.text = self._swap(result.text, clause, speaker, verdict)
+                result.fixed = True
+            else:
+                result.kept = False
+        result.messages = self.evidence(result.text)
+        return result
+
+    def clauses(self, sentence: str) -> list[Clause]:
+        """The clauses of ``sentence`` whose subject is a speaker."""
+        found = []
+        for match in self._short.finditer(sentence):
+            before = sentence[: match.start()]
+            after = sentence[match.end() :]
+            if not re.search(
+                r"(?:^\W*|[,;:]\s*(?:and\s+|but\s+|so\s+|then\s+|while\s+|who\s+)?|"
+                r"\b(?:and|but|so|then|while|after|before|when|because|although|as|until)\s+)$",
+                before,
+            ):
+                continue
+            verb = re.match(
+                r"\s+(?:(?:also|then|later|only|just|finally|still|again|now|first|"
+                r"immediately|eventually|\w+ly)\s+)?((?:is|was|gets|got|needs|has|have)\s+\w+|[a-z]+)\b",
+                after,
+            )
+            if verb is None or after.startswith("'"):
+                continue
+            found.append(Clause(self._full(match.group(0)), match.start(), 0, verb.group(1)))
+        clauses = []
+        for number, clause in enumerate(found):
+            end = found[number + 1].start if number + 1 < len(found) else len(sentence)
+            clauses.append(Clause(clause.subject, clause.start, end, clause.verb))
+        return clauses
+
+    def evidence(self, sentence: str) -> list[Said]:
+        """The messages that support ``sentence``: those sharing most of its content words,
+        the subjects' own messages first."""
+        stems = set(_content(sentence))
+        if not stems:
+            return []
+        scored = []
+        for message, own in zip(self.messages, self._stems, strict=True):
+            score = sum(_weight(s) for s in stems & own)
+            if score:
+                scored.append((score, message))
+        if not scored:
+            return []
+        best = max(score for score, _ in scored)
+        subjects = {self.by_name[c.subject] for c in self.clauses(sentence)}
+        chosen = [m for score, m in scored if score >= max(1.0, best / 2)]
+        chosen.sort(key=lambda m: (m.speaker not in subjects, self.messages.index(m)))
+        return sorted(chosen[:3], key=self.messages.index)
+
+    def _expected(self, clause: str, verb: str, subject: Speaker) -> Speaker | None:
+        """The speaker the clause's words point to, when they clearly do."""
+        introduced: dict[Speaker, float] = {}
+        verb_stem = _stem(verb.split()[-1].lower())
+        # What someone said is in their words; what someone did, only its verb tells reliably
+        # ("you charged me twice": the other person charged).
+        speech = verb_stem in _SPEECH
+        index = self.said if speech else self.done
+        stems = set(_content(clause)) if speech else {verb_stem}
+        for stem in stems:
+            users = index.users.get(stem)
+            if not users:
+                continue
+            # A word only one speaker used is strong evidence; one both used, weak, for the
+            # one who said it first. The verb says most: "sends" is what the sender said.
+            weight = _weight(stem) * (1.0 if len(users) == 1 else 0.4)
+            if stem == verb_stem:
+                weight *= 2
+            first = index.first[stem]
+            introduced[first] = introduced.get(first, 0.0) + weight
+        if not introduced:
+            return None
+        responds = verb.split()[0].lower() in ("is", "was", "gets", "got") or (
+            _stem(verb.lower()) in _RESPONSES
+        )
+        ranked = sorted(introduced.items(), key=lambda item: -item[1])
+        top, top_score = ranked[0]
+        own = introduced.get(subject, 0.0)
+        if responds:
+            # The subject answers: the words should be the others'. Wrong when the subject
+            # brought all of them up.
+            others = sum(v for s, v in introduced.items() if s is not subject)
+            if own >= 3.0 and others == 0.0:
+                return self._other(subject)
+            return None
+        if top is not subject and top_score >= 2.0 and own <= top_score * _MARGIN:
+            return top
+        return None
+
+    def _other(self, speaker: Speaker) -> Speaker | None:
+        others = [s for s in self.names if s is not speaker]
+        return others[0] if len(others) == 1 else None
+
+    def _swap(self, text: str, clause: Clause, wrong: Speaker, right: Speaker | None) -> str:
+        """``text`` with the clause's subject (and, where named, its object) swapped."""
+        if right is None:
+            return text
+        head, body, tail = text[: clause.start], text[clause.start : clause.end], text[clause.end :]
+        a, b = self.names[wrong], self.names[right]
+
+        def swapped(match: re.Match[str]) -> str:
+            found = self._full(match.group(0))
+            return b if found == a else a if found == b else match.group(0)
+
+        return head + self._short.sub(swapped, body) + tail
+
+    def _full(self, name: str) -> str:
+        if name in self.by_name:
+            return name
+        for full in self.by_name:
+            if full.split()[0] == name:
+                return full
+        return name
+
+
+class _Index:
+    """Word stems and the speakers they belong to, and the first one to each."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, Speaker] = {}
+        self.users: dict[str, set[Speaker]] = {}
+
+    def add(self, stems: set[str], speaker: Speaker | None) -> None:
+        if speaker is None:
+            return
+        for stem in stems:
+            self.first.setdefault(stem, speaker)
+            self.users.setdefault(stem, set()).add(speaker)
+
+    def forget(self, stem: str) -> None:
+        self.first.pop(stem, None)
+        self.users.pop(stem, None)
+
+
+_PARTS = re.compile(r"[.!?;]+\s*|,\s+(?:and|but|so)\s+")
+_PRONOUN = re.compile(
+    r"\b(?:(?P<first>I|I'm|I've|I'll|I'd|we|we're|we've|we'll|we'd)|"
+    r"(?P<second>you|you're|you've|you'll|you'd)|(?P<third>he|she|they|it|he's|she's|they're))\b",
+    re.IGNORECASE,
+)
+
+
+def _actors(
+    part: str, speaker: Speaker, speakers: list[Speaker]
+) -> list[tuple[set[str], Speaker | None]]:
+    """The words of ``part`` of a message, each with who does what it says: after "I" the
+    speaker, after "you" the other person ("I believe you charged me twice"), after "he" or
+    "they" nobody known; before any of them the speaker, or the other person when the part
+    is a request ("Please restart the router")."""
+    others = [s for s in speakers if s is not speaker]
+    other = others[0] if len(others) == 1 else None
+    actor: Speaker | None = other if re.match(r"\W*(?:please|kindly)\b", part, re.I) else speaker
+    found: list[tuple[set[str], Speaker | None]] = []
+    start = 0
+    for match in _PRONOUN.finditer(part):
+        found.append((set(_content(part[start : match.start()])), actor))
+        actor = speaker if match.group("first") else other if match.group("second") else None
+        start = match.end()
+    found.append((set(_content(part[start:])), actor))
+    return found
+
+
+_RELATIVE = re.compile(r",?\s+(?:which|who|whom|whose|where|including|whereas)\b")
+
+
+def _main_part(clause: str) -> str:
+    """The clause without its relative clauses ("..., which include the newspaper"): they
+    tell what the other person said or did as often as the subject."""
+    return _RELATIVE.split(clause, maxsplit=1)[0]
+
+
+def _short_names(names: dict[Speaker, str]) -> re.Pattern[str]:
+    """Each prompt name, and its first word where that is unique (models shorten names)."""
+    forms = set(names.values())
+    firsts = [n.split()[0] for n in names.values() if " " in n]
+    forms |= {f for f in firsts if firsts.count(f) == 1 and f not in ("Mr.", "Mrs.", "Dr.")}
+    ordered = sorted(forms, key=len, reverse=True)
+    return re.compile(r"(?<![\w#])(?:" + "|".join(re.escape(f) for f in ordered) + r")(?![\w#])")
+
+
+_TOKEN = re.compile(r"[$€£#]?[\w][\w'.-]*\w|[\w]")
+
+
+def _content(text: str) -> list[str]:
+    stems = []
+    for token in _TOKEN.findall(text):
+        word = token.lower().removesuffix("'s")
+        if word in _STOPWORDS or (len(word) < 3 and not any(c.isdigit() for c in word)):
+            continue
+        stems.append(_stem(word))
+    return stems
+
+
+_IRREGULAR_FORMS = """
+    sent:send gave:give given:give told:tell said:say paid:pay bought:buy made:make took:take
+    taken:take got:get gotten:get found:find brought:bring left:leave came:come went:go
+    gone:go met:meet kept:keep lost:lose spent:spend held:hold wrote:write written:write
+    chose:choose chosen:choose knew:know known:know thought:think felt:feel ran:run saw:see
+    seen:see heard:hear understood:understand forgot:forget forgotten:forget began:begin
+    begun:begin broke:break broken:break did:do done:do had:have has:have sold:sell
+    lent:lend built:build caught:catch taught:teach won:win became:become bought:buy
+    drove:drive driven:drive ate:eat eaten:eat gave:give shown:show flew:fly flown:fly
+    """
+_IRREGULAR = dict(pair.split(":", 1) for pair in _IRREGULAR_FORMS.split())
+
+
+def _stem(word: str) -> str:
+    if any(c.isdigit() for c in word):
+        return re.sub(r"[^\w]", "", word)
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)] + keep
+            # "running", "stopped": one of the doubled consonants goes too.
+            if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "aeioulsfz":
+                stem = stem[:-1]
+            return stem
+    return word
+
+
+def _weight(stem: str) -> float:
+    """IDs and numbers say most about who said what."""
+    return 2.0 if any(c.isdigit() for c in stem) else 1.0

@@ -1,0 +1,113 @@
+"""The deterministic checks every draft goes through before anyone sees it.
+
+Sentence by sentence: its subjects against the messages behind it (``attribution``), names
+and numbers against the conversation (``facts``); a sentence that fails is fixed (speakers
+swapped) or dropped: faithful before fluent. IDs the conversation gives with what they
+identify ("order 48213") are put back where the summary names that thing without its ID.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from threadwise.protocol import SummaryFormat
+from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.summarize.attribution import Attributor
+from threadwise.superpowers.summarize.cast import Cast
+from threadwise.superpowers.summarize.sentences import split_sentences
+from threadwise.text.transcript import Said, Transcript
+
+# What an ID in a conversation can be the ID of, as people write it before the ID.
+_ID_NOUNS = (
+    "order|ticket|case|invoice|booking|reservation|confirmation|claim|account|reference|"
+    "tracking|policy|incident|request|refund|return|shipment|package|parcel|flight|"
+    "appointment|subscription|contract|member|membership|customer|card|serial|transaction"
+)
+_NAMED_ID = re.compile(
+    rf"\b({_ID_NOUNS})(?:\s+(?:number|no\.?|num|id|code|#))?\s*[:#]?\s*"
+    r"((?=[\w-]*\d)[A-Z0-9][\w-]*[A-Z0-9]|\d{3,})\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class CheckedSentence:
+    text: str  # as the caller reads it: speakers by their own names
+    messages: tuple[Said, ...]  # the messages that support it
+    prompt_text: str = ""  # as the model wrote it (speakers by their prompt names)
+
+    def inserted(self, at: int, text: str) -> CheckedSentence:
+        return CheckedSentence(
+            self.text[:at] + text + self.text[at:], self.messages, self.prompt_text
+        )
+
+
+@dataclass
+class Checked:
+    sentences: list[CheckedSentence] = field(default_factory=list)
+    swapped: int = 0
+    dropped: list[str] = field(default_factory=list)
+
+    def text(self, form: SummaryFormat) -> str:
+        separator = " " if form == "paragraph" else "\n"
+        return separator.join(s.text for s in self.sentences)
+
+
+def check_draft(draft: str, transcript: Transcript, cast: Cast, form: SummaryFormat) -> Checked:
+    """``draft`` (speakers called by their prompt names) checked sentence by sentence."""
+    attributor = Attributor(transcript.messages, cast.names)
+    units = split_sentences(draft) if form == "paragraph" else _lines(draft)
+    checked = Checked()
+    for unit in units:
+        attributed = attributor.check(unit)
+        if not attributed.kept:
+            checked.dropped.append(f"actor: {unit}")
+            continue
+        checked.swapped += attributed.fixed
+        written = cast.write_back(attributed.text)
+        facts = check_facts(written, transcript.evidence)
+        if not facts.ok:
+            checked.dropped.append(f"unsupported {', '.join(facts.unsupported)}: {unit}")
+            continue
+        checked.sentences.append(
+            CheckedSentence(written, tuple(attributed.messages), attributed.text)
+        )
+    _restore_identifiers(checked, transcript.evidence)
+    return checked
+
+
+def lost_identifiers(summary: str, evidence: str) -> list[str]:
+    """The IDs the conversation names with what they identify and ``summary`` lacks."""
+    named = dict.fromkeys(match.group(2) for match in _NAMED_ID.finditer(evidence))
+    return [i for i in named if i not in summary]
+
+
+def _restore_identifiers(checked: Checked, evidence: str) -> None:
+    """Put "48213" back after "the order" when the conversation said "order 48213"; when the
+    summary names no such ID at all, the conversation's first one, "(order 48213)", ends the
+    first clause of the sentence that cites the message with it (else of the first one)."""
+    named = list(_NAMED_ID.finditer(evidence))
+    missing_all = not any(m.group(2) in s.text for m in named for s in checked.sentences)
+    for match in named:
+        noun, ident = match.group(1).lower(), match.group(2)
+        if not checked.sentences or any(ident in s.text for s in checked.sentences):
+            continue
+        for number, sentence in enumerate(checked.sentences):
+            found = re.search(rf"\b{noun}\b(?!\s+(?:number|#)?\s*\w*\d)", sentence.text, re.I)
+            if found:
+                checked.sentences[number] = sentence.inserted(found.end(), f" {ident}")
+                break
+        else:
+            if not missing_all or match is not named[0]:
+                continue
+            citing = [ident in m.text for s in checked.sentences for m in s.messages[:1]]
+            number = citing.index(True) if True in citing else 0
+            sentence = checked.sentences[number]
+            clause = re.search(r",\s|[.!?]?$", sentence.text)
+            at = clause.start() if clause else len(sentence.text)
+            checked.sentences[number] = sentence.inserted(at, f" ({match.group(0).strip()})")
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]

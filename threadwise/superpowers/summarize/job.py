@@ -1,0 +1,63 @@
+"""What a summarize request asks for, validated before it queues for the model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from threadwise.protocol import MessageBody, SummaryFormat
+from threadwise.superpowers.summarize.cast import Cast, cast_speakers
+from threadwise.text.languages import LanguageIdentifier, summary_language
+from threadwise.text.transcript import Transcript, build_transcript
+
+
+@dataclass(frozen=True)
+class SummaryOptions:
+    """The pipeline's optional steps, switchable so that each can be measured."""
+
+    notes: bool = False  # notes (issue, actions, outcome) before the summary
+    cast: bool = True  # distinct names for the speakers in the prompt
+    checks: bool = True  # each sentence's actors, names and numbers checked
+
+
+@dataclass(frozen=True)
+class SummaryJob:
+    """A validated request, ready for the engine."""
+
+    transcript: Transcript  # speakers called by their prompt names
+    cast: Cast
+    language: str  # BCP 47 tag of the output, as the caller wrote it
+    language_code: str  # its primary language, a key of SUMMARY_LANGUAGES
+    language_name: str
+    form: SummaryFormat
+    max_chars: int | None
+
+
+def plan(body: MessageBody, identifier: LanguageIdentifier, *, cast: bool = True) -> SummaryJob:
+    """Validate what the request asks for; cheap, so it runs before the request queues."""
+    request = body.request
+    transcript = build_transcript(request.scope.conversations)
+    if request.settings.overrideOutputLanguage:
+        tag = summary_language(
+            request.settings.overrideOutputLanguage, "request.settings.overrideOutputLanguage"
+        )
+    elif body.session.channel.language:
+        tag = summary_language(body.session.channel.language, "session.channel.language")
+    else:
+        # Neither says: write in the conversation's own language.
+        code = identifier.detect(transcript.evidence[:4000]) or "en"
+        tag = summary_language(code, "the conversation's language")
+    names = cast_speakers(transcript) if cast else _own_names(transcript)
+    return SummaryJob(
+        transcript=transcript.renamed(names.names),
+        cast=names,
+        language=tag.tag,
+        language_code=tag.language,
+        language_name=tag.english_name,
+        form=request.settings.summaryFormat or "paragraph",
+        max_chars=request.settings.maxResponseLength or None,
+    )
+
+
+def _own_names(transcript: Transcript) -> Cast:
+    """No cast: every speaker called by their own name (measured against the cast)."""
+    return Cast({s: s.name for s in transcript.speakers}, {})

@@ -1,0 +1,103 @@
+"""The summarize operation as transports call it: validate, queue for the model, answer."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+
+from threadwise.cache import Cache
+from threadwise.deadlines import DeadlinePolicy
+from threadwise.engines.scheduler import Priority, Scheduler
+from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
+from threadwise.superpowers.summarize.job import SummaryJob
+from threadwise.superpowers.summarize.memory import ThreadMemory
+from threadwise.superpowers.summarize.pipeline import Summarizer
+from threadwise.superpowers.summarize.streaming import DraftStream
+
+
+class SummarizeSuperpower:
+    """The operation as transports call it: validate, queue for the model, answer."""
+
+    def __init__(
+        self,
+        summarizer: Summarizer,
+        queue: Scheduler,
+        deadlines: DeadlinePolicy,
+        threads: Cache | None = None,
+        threads_ttl_seconds: float = 3600.0,
+    ) -> None:
+        self.summarizer = summarizer
+        self.queue = queue
+        self.deadlines = deadlines
+        # What was said of each thread (per organization), for its next, longer version.
+        self.threads = threads
+        self.threads_ttl_seconds = threads_ttl_seconds
+
+    async def __call__(
+        self,
+        body: MessageBody,
+        on_partial: Callable[[str], None] | None = None,
+        *,
+        scope: str = "",
+    ) -> list[ResponseItem]:
+        """The summary; with ``on_partial``, the draft so far is passed to it (on the event
+        loop) as the model writes it, before this returns. ``scope`` (tenant and
+        organization) keeps the memory of summarized threads apart."""
+        job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
+        deadline = self.deadlines.start(len(job.transcript.text))
+        stream = None
+        if on_partial is not None:
+            loop = asyncio.get_running_loop()
+
+            def to_loop(text: str) -> None:  # called on the engine's thread
+                loop.call_soon_threadsafe(on_partial, text)
+
+            stream = DraftStream(to_loop)
+        key = self._thread_key(body, job, scope)
+        stored = await self.threads.get(key) if self.threads is not None else None
+        memory = ThreadMemory.from_json(stored) if stored else None
+        # Cost: roughly what the model takes, in units of a short chat's summary.
+        cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
+        summary = await self.queue.run(
+            lambda: self.summarizer.run(job, deadline, stream, memory),
+            deadline,
+            Priority.BATCH,
+            cost,
+        )
+        if self.threads is not None and summary.memory is not None:
+            await self.threads.put(key, summary.memory.to_json(), self.threads_ttl_seconds)
+        evidence = None
+        if body.request.settings.includeEvidence and job.form != "structured":
+            evidence = [
+                Evidence(
+                    sentence=sentence.text,
+                    messages=[
+                        MessageRef(conversationId=m.conversation_id, messageIndex=m.index)
+                        for m in sentence.messages
+                    ],
+                )
+                for sentence in summary.evidence
+            ]
+        return [
+            ResponseItem(
+                content=summary.text,
+                type="summary",
+                language=summary.language,
+                engine=summary.engine,
+                evidence=evidence,
+            )
+        ]
+
+    def _thread_key(self, body: MessageBody, job: SummaryJob, scope: str) -> str:
+        options = self.summarizer.options
+        what = [
+            scope,
+            body.request.connections.threadId,
+            job.language,
+            job.form,
+            job.max_chars,
+            self.summarizer.engine.name,
+            [options.notes, options.cast, options.checks],
+        ]
+        return hashlib.sha256(repr(what).encode()).hexdigest()
