@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import http.client
 import json
+import multiprocessing
 import random
 import re
 import socket
@@ -41,6 +42,7 @@ from threadwise.config import Settings
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, Completion
 from threadwise.engines.llama import LlamaCppEngine
+from threadwise.engines.prefix_states import PrefixStates
 from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
 from threadwise.services import Services, build_services
@@ -273,29 +275,38 @@ def overhead(
 
 
 class FastTranslations:
-    """Fast-tier translations sent to the server without pause from two client threads, the
-    mix the load benchmark offers beside summaries; ``paused`` while the floor is measured."""
+    """Fast-tier translations sent to the server by two client processes (the clients' own
+    work must not share the server's process), ``RATE`` a second in all: more than the load
+    benchmark's mix offers at ten times capacity (~6 a second). ``paused`` while the floor
+    is measured."""
+
+    RATE = 10.0
 
     def __init__(self, port: int, authorization: str, organization: str) -> None:
-        self.port = port
-        self.authorization = authorization
-        self.organization = organization
-        self.running = threading.Event()
-        self.stopped = threading.Event()
-        self.sent = 0
-        self.threads = [threading.Thread(target=self._send, daemon=True) for _ in range(2)]
+        self.arguments = (port, authorization, organization)
+        self.running = multiprocessing.Event()
+        self.stopped = multiprocessing.Event()
+        self.sent = multiprocessing.Value("i", 0)
+        self.clients = [
+            multiprocessing.Process(
+                target=_send_translations,
+                args=(*self.arguments, self.running, self.stopped, self.sent),
+                daemon=True,
+            )
+            for _ in range(2)
+        ]
 
     def __enter__(self) -> FastTranslations:
         self.running.set()
-        for thread in self.threads:
-            thread.start()
+        for client in self.clients:
+            client.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self.stopped.set()
         self.running.set()
-        for thread in self.threads:
-            thread.join()
+        for client in self.clients:
+            client.join()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -306,24 +317,34 @@ class FastTranslations:
         finally:
             self.running.set()
 
-    def _send(self) -> None:
-        rng = random.Random(threading.get_native_id())
-        client = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        while not self.stopped.is_set():
-            self.running.wait()
-            if self.stopped.is_set():
-                break
-            body = short_translation(rng)
-            body["request"]["context"]["organizationId"] = self.organization
-            client.request(
-                "POST",
-                "/message/translate",
-                json.dumps(body).encode(),
-                {"Content-Type": "application/json", "Authorization": self.authorization},
-            )
-            client.getresponse().read()
-            self.sent += 1
+
+def _send_translations(
+    port: int, authorization: str, organization: str, running: Any, stopped: Any, sent: Any
+) -> None:
+    rng = random.Random()
+    interval = 2 / FastTranslations.RATE
+    next_at = time.monotonic()
+    while not stopped.is_set():
+        running.wait()
+        time.sleep(max(0.0, next_at - time.monotonic()))
+        next_at = max(next_at + interval, time.monotonic() - interval)
+        if stopped.is_set():
+            break
+        body = short_translation(rng)
+        body["request"]["context"]["organizationId"] = organization
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        client.request(
+            "POST",
+            "/message/translate",
+            json.dumps(body).encode(),
+            {"Content-Type": "application/json", "Authorization": authorization},
+        )
+        response = client.getresponse()
+        response.read()
         client.close()
+        if response.status == 200:
+            with sent.get_lock():
+                sent.value += 1
 
 
 def floor_ratios(
@@ -352,6 +373,7 @@ def floor_ratios(
         for name, body in bodies:
             body = json.loads(json.dumps(body))
             body["request"]["connections"]["threadId"] = f"floor-{time.monotonic_ns()}"
+            only_the_system_prompt(services)
             client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
             started = time.perf_counter()
             client.request(
@@ -377,6 +399,7 @@ def floor_ratios(
                 },
             ]
             with mix.paused() if mix else contextlib.nullcontext():
+                only_the_system_prompt(services)
                 engine._fit_threads(llm)
                 rendered = formatter(messages=chat)  # type: ignore[arg-type]
                 prompt = llm.tokenize(
@@ -394,8 +417,18 @@ def floor_ratios(
                 floor = time.perf_counter() - started
             measured.append((name, service, floor))
         if mix is not None:
-            print(f"  fast translations sent beside the summaries: {mix.sent}")
+            print(f"  fast translations answered beside the summaries: {mix.sent.value}")
     return measured
+
+
+def only_the_system_prompt(services: Services) -> None:
+    """Both sides of a ratio start alike: the engine holds the fixed system prompt (read
+    ahead, as at start-up) and no saved state of any conversation."""
+    engine = services.engine
+    assert isinstance(engine, LlamaCppEngine)
+    if engine.prefix_states is not None:
+        engine.prefix_states = PrefixStates(engine.prefix_states.max_bytes)
+    services.summarizer.warm()
 
 
 def report_ratios(title: str, measured: list[tuple[str, float, float]]) -> None:
@@ -432,7 +465,8 @@ def main() -> None:
 
     # Its own data directory: the bench's client must not stand in for the first-run client.
     data_dir = Path(tempfile.mkdtemp(prefix="threadwise-bench-"))
-    services = build_services(Settings(data_dir=data_dir))
+    # No result cache: every request is summarized, not answered from an earlier run.
+    services = build_services(Settings(data_dir=data_dir, result_cache_ttl_seconds=0))
     started = time.perf_counter()
     services.identifier.load()
     services.engine.load()
@@ -513,11 +547,23 @@ def floors(services: Services, recorder: Recorder, chats: list[dict[str, Any]]) 
         for c in chats
         if len(c["body"]["request"]["scope"]["conversations"][0]["messages"]) >= 40
     ]
-    for beside in (False, True):
-        where = "beside fast translations" if beside else "quiet"
+    engine = recorder.engine
+    cores = engine.cores
+    conditions = [
+        ("quiet", False, cores),
+        ("beside fast translations, model threads fitted to the cores", True, cores),
+        (
+            "beside fast translations, model threads fixed (THREADWISE_LLM_SHARE_CORES=false)",
+            True,
+            None,
+        ),
+    ]
+    for where, beside, share in conditions:
+        engine.cores = share
         for title, bodies in (("5-message chats", short), ("40+-message chats", long)):
             measured = floor_ratios(services, recorder, bodies, beside_translations=beside)
             report_ratios(f"{title}, {where}", measured)
+    engine.cores = cores
 
 
 def overhead_bodies(

@@ -337,9 +337,7 @@ class LlamaCppEngine:
 
     def _fit_threads(self, llm: Llama) -> None:
         """Use the threads the cores allow now (llama.cpp takes a new count per decode)."""
-        if self.cores is None:
-            return
-        wanted = self.cores.threads_for_model()
+        wanted = self._threads if self.cores is None else self.cores.threads_for_model()
         if wanted != self._threads_now:
             import llama_cpp
 

@@ -182,15 +182,16 @@ class Attributor:
         # ("you charged me twice": the other person charged).
         speech = verb_stem in _SPEECH
         index = self.said if speech else self.done
-        stems = set(_content(clause)) if speech else {verb_stem}
+        # The verb of saying is the summary's word ("reports", "asks"), not the speaker's.
+        stems = set(_content(clause)) - {verb_stem} if speech else {verb_stem}
         for stem in stems:
             users = index.users.get(stem)
             if not users:
                 continue
             # A word only one speaker used is strong evidence; one both used, weak, for the
-            # one who said it first. The verb says most: "sends" is what the sender said.
+            # one who said it first. A verb of doing counts twice: it is all there is.
             weight = _weight(stem) * (1.0 if len(users) == 1 else 0.4)
-            if stem == verb_stem:
+            if not speech:
                 weight *= 2
             first = index.first[stem]
             introduced[first] = introduced.get(first, 0.0) + weight

@@ -106,7 +106,9 @@ def _restore_identifiers(checked: Checked, evidence: str) -> None:
             sentence = checked.sentences[number]
             clause = re.search(r",\s|[.!?]?$", sentence.text)
             at = clause.start() if clause else len(sentence.text)
-            checked.sentences[number] = sentence.inserted(at, f" ({match.group(0).strip()})")
+            named_id = match.group(0).strip()
+            named_id = named_id[0].lower() + named_id[1:]  # "Order 48213" opened its sentence
+            checked.sentences[number] = sentence.inserted(at, f" ({named_id})")
 
 
 def _lines(text: str) -> list[str]:
