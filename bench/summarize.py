@@ -318,6 +318,21 @@ class FastTranslations:
             self.running.set()
 
 
+def post(port: int, path: str, body: dict[str, Any], authorization: str) -> tuple[int, bytes]:
+    """POST ``body`` as JSON on a connection of its own; the status and the answer."""
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    client.request(
+        "POST",
+        path,
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json", "Authorization": authorization},
+    )
+    response = client.getresponse()
+    answer = response.read()
+    client.close()
+    return response.status, answer
+
+
 def _send_translations(
     port: int, authorization: str, organization: str, running: Any, stopped: Any, sent: Any
 ) -> None:
@@ -332,17 +347,8 @@ def _send_translations(
             break
         body = short_translation(rng)
         body["request"]["context"]["organizationId"] = organization
-        client = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        client.request(
-            "POST",
-            "/message/translate",
-            json.dumps(body).encode(),
-            {"Content-Type": "application/json", "Authorization": authorization},
-        )
-        response = client.getresponse()
-        response.read()
-        client.close()
-        if response.status == 200:
+        status, _ = post(port, "/message/translate", body, authorization)
+        if status == 200:
             with sent.get_lock():
                 sent.value += 1
 
@@ -374,19 +380,10 @@ def floor_ratios(
             body = json.loads(json.dumps(body))
             body["request"]["connections"]["threadId"] = f"floor-{time.monotonic_ns()}"
             only_the_system_prompt(services)
-            client = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
             started = time.perf_counter()
-            client.request(
-                "POST",
-                "/message/summarize",
-                json.dumps(body).encode(),
-                {"Content-Type": "application/json", "Authorization": authorization},
-            )
-            response = client.getresponse()
-            text = response.read()
-            client.close()
+            status, text = post(port, "/message/summarize", body, authorization)
             service = time.perf_counter() - started
-            assert response.status == 200, text
+            assert status == 200, text
             transcript = build_transcript(
                 parse_message_body(body, services.limits).request.scope.conversations
             )
