@@ -121,6 +121,13 @@ def wait_until_ready(services: Services, seconds: float = 180) -> None:
         time.sleep(0.2)
 
 
+@pytest.fixture
+def loaded_engines(services: Services) -> None:
+    """For tests that call the engines themselves, not through their queues: not while the
+    queues still load them (two threads in one llama.cpp context crash it)."""
+    wait_until_ready(services)
+
+
 @pytest.fixture(scope="session")
 def live_server(services: Services, settings: Settings) -> Iterator[LiveServer]:
     """A real server on a real socket, its engines loaded."""

@@ -10,7 +10,8 @@ from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.services import Services
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("loaded_engines")]
+
 
 CHAT: list[ChatMessage] = [
     {"role": "system", "content": "Answer in one word."},

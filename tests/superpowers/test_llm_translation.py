@@ -85,6 +85,7 @@ def test_post_edit_shows_the_draft() -> None:
 
 
 @pytest.mark.model
+@pytest.mark.usefixtures("loaded_engines")
 def test_real_model_keeps_the_markdown_of_the_corpus(services: Services) -> None:
     segmenter = MarkdownSegmenter()
     messages = [segmenter.segment(m) for m in CORPUS[:6]]

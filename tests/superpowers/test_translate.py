@@ -22,6 +22,8 @@ from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Parts
 
+pytestmark = pytest.mark.usefixtures("loaded_engines")
+
 
 def body(contents: Sequence[str], **settings: Any) -> Any:
     data = minimal_body(settings=settings)

@@ -170,7 +170,7 @@ def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck
                 # does not use it as a word ("Finally", "Customer") and it is not an opener.
                 word in _SENTENCE_OPENERS
                 or word.endswith(("ly", "ing"))
-                or re.search(rf"(?<![\w#]){re.escape(folded_word)}(?!\w)", _fold(evidence))
+                or re.search(rf"(?<![\w#]){re.escape(folded_word)}(?!\w)", folded)
             ):
                 continue
             if folded_word in evidence_words or any(

@@ -8,8 +8,8 @@ where they carry meaning: when a conversation pauses for an hour or more.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -57,9 +57,13 @@ class Speaker:
     @property
     def label(self) -> str:
         """How the speaker is named on each transcript line."""
+        return self.label_as(self.name)
+
+    def label_as(self, name: str) -> str:
+        """The label, the speaker called ``name``."""
         if self.side is Side.OTHER:
-            return f"{self.name} ({self.role})" if self.role else self.name
-        return f"{self.name} ({self.side.value})"
+            return f"{name} ({self.role})" if self.role else name
+        return f"{name} ({self.side.value})"
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ class Transcript:
     evidence: str
     messages: tuple[Said, ...] = ()
     # Each speaker's name on the lines, when not their own (see ``renamed``).
-    names: tuple[tuple[Speaker, str], ...] = ()
+    names: Mapping[Speaker, str] = field(default_factory=dict)
     # How the lines are laid out: None for a message, else a marker line (timestamp, part).
     layout: tuple[str | None, ...] = ()
 
@@ -93,7 +97,7 @@ class Transcript:
         return any(s.side in (Side.CUSTOMER, Side.AGENT, Side.BOT) for s in self.speakers)
 
     def name_of(self, speaker: Speaker) -> str:
-        return dict(self.names).get(speaker, speaker.name)
+        return self.names.get(speaker, speaker.name)
 
     def who_is_who(self) -> str:
         """One line saying who is on which side, e.g. ``Anna Keller is the customer; Tom ...``."""
@@ -109,30 +113,19 @@ class Transcript:
                 parts.append(f"{name} is {article} {noun}")
         return "; ".join(parts)
 
-    def renamed(self, names: dict[Speaker, str]) -> Transcript:
+    def renamed(self, names: Mapping[Speaker, str]) -> Transcript:
         """The same transcript with speakers called by ``names`` on its lines (the others
         keep their own); ``evidence`` stays what the request said."""
-        renamed = Transcript(
-            self.speakers, (), self.evidence, self.messages, tuple(names.items()), self.layout
-        )
         said = iter(self.messages)
         lines = []
         for marker in self.layout:
             if marker is None:
                 message = next(said)
-                lines.append(f"{renamed.label(message.speaker)}: {message.text}")
+                name = names.get(message.speaker, message.speaker.name)
+                lines.append(f"{message.speaker.label_as(name)}: {message.text}")
             else:
                 lines.append(marker)
-        return Transcript(
-            self.speakers, tuple(lines), self.evidence, self.messages, renamed.names, self.layout
-        )
-
-    def label(self, speaker: Speaker) -> str:
-        """How the speaker is named on each transcript line."""
-        name = self.name_of(speaker)
-        if speaker.side is Side.OTHER:
-            return f"{name} ({speaker.role})" if speaker.role else name
-        return f"{name} ({speaker.side.value})"
+        return replace(self, lines=tuple(lines), names=dict(names))
 
 
 def build_transcript(conversations: Sequence[Conversation]) -> Transcript:

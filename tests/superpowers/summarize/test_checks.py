@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from tests.text.test_speaker_names import transcript
 from threadwise.superpowers.summarize.cast import cast_speakers
-from threadwise.superpowers.summarize.checks import check_draft, lost_identifiers
+from threadwise.superpowers.summarize.checks import check_draft
 
 CHAT = transcript(
     ("c", "Hi, my order 48213 never came, ticket TCK-20391 says so."),
@@ -42,10 +42,6 @@ def test_bullets_are_checked_line_by_line() -> None:
         "- Ana reports order 48213 missing.\n- Zed pays 5 dollars.", CHAT, cast, "bullets"
     )
     assert checked.text("bullets") == "- Ana reports order 48213 missing."
-
-
-def test_lost_identifiers() -> None:
-    assert lost_identifiers("Order 48213 is late.", CHAT.evidence) == ["TCK-20391"]
 
 
 def test_an_id_whose_noun_the_summary_lacks_closes_the_first_clause_citing_it() -> None:

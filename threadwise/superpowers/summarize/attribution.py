@@ -121,7 +121,7 @@ class Attributor:
             )
             if verdict is None or verdict is speaker:
                 continue
-            if len(self.names) == 2 or clause.verb.lower().rstrip("s") not in _RESPONSES:
+            if len(self.names) == 2 or not _responds(clause.verb):
                 result.text = self._swap(result.text, clause, speaker, verdict)
                 result.fixed = True
             else:
@@ -162,17 +162,17 @@ class Attributor:
         if not stems:
             return []
         scored = []
-        for message, own in zip(self.messages, self._stems, strict=True):
+        for position, own in enumerate(self._stems):
             score = sum(_weight(s) for s in stems & own)
             if score:
-                scored.append((score, message))
+                scored.append((score, position))
         if not scored:
             return []
         best = max(score for score, _ in scored)
         subjects = {self.by_name[c.subject] for c in self.clauses(sentence)}
-        chosen = [m for score, m in scored if score >= max(1.0, best / 2)]
-        chosen.sort(key=lambda m: (m.speaker not in subjects, self.messages.index(m)))
-        return sorted(chosen[:3], key=self.messages.index)
+        chosen = [p for score, p in scored if score >= max(1.0, best / 2)]
+        chosen.sort(key=lambda p: (self.messages[p].speaker not in subjects, p))
+        return [self.messages[p] for p in sorted(chosen[:3])]
 
     def _expected(self, clause: str, verb: str, subject: Speaker) -> Speaker | None:
         """The speaker the clause's words point to, when they clearly do."""
@@ -197,13 +197,10 @@ class Attributor:
             introduced[first] = introduced.get(first, 0.0) + weight
         if not introduced:
             return None
-        responds = verb.split()[0].lower() in ("is", "was", "gets", "got") or (
-            _stem(verb.lower()) in _RESPONSES
-        )
         ranked = sorted(introduced.items(), key=lambda item: -item[1])
         top, top_score = ranked[0]
         own = introduced.get(subject, 0.0)
-        if responds:
+        if _responds(verb):
             # The subject answers: the words should be the others'. Wrong when the subject
             # brought all of them up.
             others = sum(v for s, v in introduced.items() if s is not subject)
@@ -294,6 +291,12 @@ def _main_part(clause: str) -> str:
     """The clause without its relative clauses ("..., which include the newspaper"): they
     tell what the other person said or did as often as the subject."""
     return _RELATIVE.split(clause, maxsplit=1)[0]
+
+
+def _responds(verb: str) -> bool:
+    """Does the subject of ``verb`` answer the other person ("accepts", "is told")?"""
+    words = verb.lower().split()
+    return words[0] in ("is", "was", "gets", "got") or _stem(words[-1]) in _RESPONSES
 
 
 def _short_names(names: dict[Speaker, str]) -> re.Pattern[str]:

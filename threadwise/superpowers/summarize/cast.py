@@ -45,12 +45,6 @@ class Cast:
     # alias -> the speaker's own label, for the speakers called by an alias
     aliases: dict[str, str]
 
-    def speaker_named(self, name: str) -> Speaker | None:
-        for speaker, prompt_name in self.names.items():
-            if prompt_name == name:
-                return speaker
-        return None
-
     def write_back(self, text: str) -> str:
         """``text`` with each alias replaced by the label of the speaker it stands for."""
         for alias, label in self.aliases.items():

@@ -15,7 +15,7 @@ from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
-from threadwise.superpowers.summarize.sentences import split_sentences
+from threadwise.superpowers.summarize.sentences import joined, units
 from threadwise.text.transcript import Said, Transcript
 
 # What an ID in a conversation can be the ID of, as people write it before the ID.
@@ -50,16 +50,14 @@ class Checked:
     dropped: list[str] = field(default_factory=list)
 
     def text(self, form: SummaryFormat) -> str:
-        separator = " " if form == "paragraph" else "\n"
-        return separator.join(s.text for s in self.sentences)
+        return joined([s.text for s in self.sentences], form)
 
 
 def check_draft(draft: str, transcript: Transcript, cast: Cast, form: SummaryFormat) -> Checked:
     """``draft`` (speakers called by their prompt names) checked sentence by sentence."""
     attributor = Attributor(transcript.messages, cast.names)
-    units = split_sentences(draft) if form == "paragraph" else _lines(draft)
     checked = Checked()
-    for unit in units:
+    for unit in units(draft, form):
         attributed = attributor.check(unit)
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
@@ -75,12 +73,6 @@ def check_draft(draft: str, transcript: Transcript, cast: Cast, form: SummaryFor
         )
     _restore_identifiers(checked, transcript.evidence)
     return checked
-
-
-def lost_identifiers(summary: str, evidence: str) -> list[str]:
-    """The IDs the conversation names with what they identify and ``summary`` lacks."""
-    named = dict.fromkeys(match.group(2) for match in _NAMED_ID.finditer(evidence))
-    return [i for i in named if i not in summary]
 
 
 def _restore_identifiers(checked: Checked, evidence: str) -> None:
@@ -109,7 +101,3 @@ def _restore_identifiers(checked: Checked, evidence: str) -> None:
             named_id = match.group(0).strip()
             named_id = named_id[0].lower() + named_id[1:]  # "Order 48213" opened its sentence
             checked.sentences[number] = sentence.inserted(at, f" ({named_id})")
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]

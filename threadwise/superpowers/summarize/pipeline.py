@@ -30,7 +30,7 @@ from threadwise.superpowers.summarize.sentences import (
     fit_length,
     fit_sections,
     split_lines,
-    split_sentences,
+    units,
 )
 from threadwise.superpowers.summarize.streaming import DraftStream, summary_so_far
 from threadwise.superpowers.summarize.translation import translate_summary
@@ -203,10 +203,9 @@ class Summarizer:
                 answer = supported_notes(answer, job.transcript.evidence)
             draft = fit_sections(job.cast.write_back(render(answer, job.form)), job.max_chars)
         else:
-            summary.draft = job.cast.write_back(render(answer, job.form))
-            checked = self._checked(
-                run, concise(render(answer, job.form), job.form, _sentences(job))
-            )
+            rendered = render(answer, job.form)
+            summary.draft = job.cast.write_back(rendered)
+            checked = self._checked(run, concise(rendered, job.form, _sentences(job)))
             draft = checked.text(job.form)
             summary.evidence = checked.sentences
             if remember and draft:
@@ -253,13 +252,7 @@ class Summarizer:
         job = run.job
         if not self.options.checks:
             return Checked(
-                [
-                    CheckedSentence(job.cast.write_back(s), (), s)
-                    for s in (
-                        split_sentences(draft) if job.form == "paragraph" else draft.splitlines()
-                    )
-                    if s.strip()
-                ]
+                [CheckedSentence(job.cast.write_back(s), (), s) for s in units(draft, job.form)]
             )
         checked = check_draft(draft, job.transcript, job.cast, job.form)
         self._note(run.summary, checked)

@@ -91,6 +91,18 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+def units(text: str, form: SummaryFormat) -> list[str]:
+    """What a summary is checked and translated by: a paragraph's sentences, a list's lines."""
+    if form == "paragraph":
+        return split_sentences(text)
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def joined(parts: list[str], form: SummaryFormat) -> str:
+    """``units`` put back together."""
+    return (" " if form == "paragraph" else "\n").join(parts)
+
+
 def fit_length(text: str, max_chars: int | None) -> str:
     """Cut ``text`` to ``max_chars`` at a sentence end if one fits, else at a word."""
     if not max_chars or len(text) <= max_chars:

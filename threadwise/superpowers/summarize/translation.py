@@ -6,12 +6,12 @@ import re
 
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.errors import ServiceError
-from threadwise.protocol import ErrorCode, SummaryFormat
+from threadwise.protocol import ErrorCode
 from threadwise.superpowers import prompts
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.run import Run
-from threadwise.superpowers.summarize.sentences import clean_translation, split_sentences
+from threadwise.superpowers.summarize.sentences import clean_translation, joined, units
 from threadwise.text.languages import LanguageIdentifier
 
 
@@ -23,9 +23,9 @@ def translate_summary(
     sentence that gained a number or ID on the way, or stayed in English, is asked once
     more under another prompt, then dropped; the whole is verified to be in the language."""
     job, summary = run.job, run.summary
-    units = [draft] if job.form == "structured" else _units(draft, job.form)
+    parts = [draft] if job.form == "structured" else units(draft, job.form)
     source = draft + "\n" + job.transcript.evidence
-    done: list[str | None] = [None] * len(units)
+    done: list[str | None] = [None] * len(parts)
     attempts: list[tuple[str, ChatMessage, str]] = [
         ("translate", {"role": "system", "content": system_prompt}, prompts.TRANSLATE),
         (
@@ -43,12 +43,12 @@ def translate_summary(
                 system,
                 {
                     "role": "user",
-                    "content": template.format(language=job.language_name, text=units[i]),
+                    "content": template.format(language=job.language_name, text=parts[i]),
                 },
             ]
             for i in todo
         ]
-        budgets = [40 + 3 * engine.count_tokens(units[i]) for i in todo]
+        budgets = [40 + 3 * engine.count_tokens(parts[i]) for i in todo]
         run.deadline.check()
         completions = engine.chat_many(chats, max_tokens=budgets, deadline=run.deadline)
         for i, completion in zip(todo, completions, strict=True):
@@ -57,21 +57,20 @@ def translate_summary(
             if (
                 text
                 and check_facts(text, source, names=False).ok
-                and not _still_english(text, units[i], identifier)
+                and not _still_english(text, parts[i], identifier)
             ):
                 done[i] = text
     kept = [(i, text) for i, text in enumerate(done) if text is not None]
-    separator = " " if job.form == "paragraph" else "\n"
-    translated = separator.join(text for _, text in kept)
+    translated = joined([text for _, text in kept], job.form)
     if not kept or identifier.detect(translated) != job.language_code:
         raise ServiceError(
             ErrorCode.PROCESSING_FAILED,
             f"The model did not write the summary in {job.language_name} ({job.language}). "
             "Retry the request, or ask for the summary in English.",
         )
-    if len(kept) < len(units):
-        summary.steps.append(f"dropped {len(units) - len(kept)} translated sentences")
-    if len(summary.evidence) == len(units):
+    if len(kept) < len(parts):
+        summary.steps.append(f"dropped {len(parts) - len(kept)} translated sentences")
+    if len(summary.evidence) == len(parts):
         summary.evidence = [
             CheckedSentence(text, summary.evidence[i].messages, summary.evidence[i].prompt_text)
             for i, text in kept
@@ -94,10 +93,3 @@ def _still_english(text: str, english: str, identifier: LanguageIdentifier) -> b
     words = set(re.findall(r"\b[a-z]{3,}\b", english))
     kept = words & set(re.findall(r"\b[a-z]{3,}\b", text))
     return bool(words) and len(kept) >= len(words) / 2
-
-
-def _units(text: str, form: SummaryFormat) -> list[str]:
-    """A paragraph's sentences, or a list's lines."""
-    if form == "paragraph":
-        return split_sentences(text)
-    return [line.strip() for line in text.splitlines() if line.strip()]
