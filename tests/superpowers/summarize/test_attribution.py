@@ -59,3 +59,37 @@ def test_evidence_is_the_messages_sharing_the_sentence_s_words() -> None:
     first = checked.messages[0]
     assert (first.speaker.name, first.index) == ("Ana", 0)
     assert attributor().check("They talk.").messages == []
+
+
+CLINIC = transcript(
+    ("p", "Excuse me. I want to pay the bill."),
+    ("c", "Your bill comes to one hundred yuan. Here is the receipt."),
+    ("p", "Can I use the restroom before I go to the lab?"),
+    ("c", "Sure, it is over there. Hurry up, the lab closes at five."),
+    ("p", "Should we take the train?"),
+    ("c", "No, the train is slow. Let me grab a cab downstairs."),
+    names={"p": "Ana", "c": "Bo"},
+)
+
+
+def clinic() -> Attributor:
+    return Attributor(CLINIC.messages, {s: s.name for s in CLINIC.speakers})
+
+
+def test_asking_the_other_to_do_what_the_subject_wanted_becomes_a_wish() -> None:
+    checked = clinic().check("Ana asks Bo to pay her bill.")
+    assert checked.fixed and checked.text == "Ana wants to pay her bill."
+    # Asking the other to do what the other did stays.
+    assert clinic().check("Bo asks Ana to hurry up.").text == "Bo asks Ana to hurry up."
+
+
+def test_a_later_predicate_someone_else_s_is_dropped() -> None:
+    checked = clinic().check("Bo gives Ana the receipt and asks her to use the restroom first.")
+    assert checked.fixed and checked.text == "Bo gives Ana the receipt."
+
+
+def test_a_wrong_predicate_after_an_undecided_verb_swaps_the_clause() -> None:
+    checked = clinic().check(
+        "Ana suggests the train, but Ana is doubtful and suggests grabbing a cab."
+    )
+    assert checked.text == "Ana suggests the train, but Bo is doubtful and suggests grabbing a cab."

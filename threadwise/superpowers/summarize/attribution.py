@@ -13,7 +13,7 @@ only what the transcript shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from threadwise.text.transcript import Said, Speaker
@@ -96,12 +96,17 @@ class Attributor:
         # the word is part of, "I" and "you" resolved (for what a speaker did).
         self.said = _Index()
         self.done = _Index()
+        # Who does what each verb says, common verbs ("help", "pay", "go") included.
+        self.acts = _Index()
         speakers = list(names)
         for message, stems in zip(self.messages, self._stems, strict=True):
             self.said.add(stems, message.speaker)
             for part in _PARTS.split(message.text):
                 for stems, actor in _actors(part, message.speaker, speakers):
                     self.done.add(stems, actor)
+                # Only what a pronoun says: "Hurry up!" is no one's act yet.
+                for stems, actor in _actors(part, message.speaker, speakers, _verbs)[1:]:
+                    self.acts.add(stems, actor)
         # Speakers' names are no evidence for what they did.
         for name in names.values():
             for stem in _content(name):
@@ -112,22 +117,64 @@ class Attributor:
         result = Attribution(sentence)
         for clause in reversed(self.clauses(sentence)):
             speaker = self.by_name[clause.subject]
-            if clause.verb.split()[0].lower() in _UNDECIDED or _NEGATED.search(
-                sentence[clause.start : clause.end]
-            ):
+            body = sentence[clause.start : clause.end]
+            predicates = _predicates(body, clause.verb)
+            verdicts = [self._verdict(body[p.start : p.end], p.verb, speaker) for p in predicates]
+            wrong = [v is not None and v is not speaker for v in verdicts]
+            main_undecided = _undecided(clause.verb, body[: predicates[0].end])
+            if wrong[0] or (main_undecided and any(wrong) and len(self.names) == 2):
+                # The clause's subject is wrong ("but Sam is skeptical and suggests a cab",
+                # when it was Lee who suggested it): the other speaker is its subject.
+                verdict = next(v for v, w in zip(verdicts, wrong, strict=True) if w)
+                if len(self.names) == 2 or not _responds(clause.verb):
+                    result.text = self._swap(result.text, clause, speaker, verdict)
+                    result.fixed = True
+                else:
+                    result.kept = False
                 continue
-            verdict = self._expected(
-                _main_part(sentence[clause.start : clause.end]), clause.verb, speaker
-            )
-            if verdict is None or verdict is speaker:
-                continue
-            if len(self.names) == 2 or not _responds(clause.verb):
-                result.text = self._swap(result.text, clause, speaker, verdict)
+            # A later predicate of the clause that was someone else's goes: "Sam sends Lee
+            # to the lab and asks him to use the restroom" (Lee asked).
+            for predicate, bad in reversed(list(zip(predicates, wrong, strict=True))[1:]):
+                if bad:
+                    start, end = clause.start + predicate.start, clause.start + predicate.end
+                    result.text = result.text[:start] + result.text[end:]
+                    result.fixed = True
+            # "Sam asks Lee to pay his bill" when it was Sam who wanted to pay.
+            result.text = self._own_wish(result.text, clause, speaker)
+            if result.text != sentence:
                 result.fixed = True
-            else:
-                result.kept = False
         result.messages = self.evidence(result.text)
         return result
+
+    def _verdict(self, predicate: str, verb: str, subject: Speaker) -> Speaker | None:
+        """Who the words of one predicate point to, unless its verb decides nothing."""
+        if _undecided(verb, predicate):
+            return None
+        return self._expected(_main_part(predicate), verb, subject)
+
+    def _own_wish(self, text: str, clause: Clause, subject: Speaker) -> str:
+        """In ``clause``, "asks Lee to pay" becomes "wants to pay" when paying is what the
+        subject said they would do ("I want to pay the bill") and Lee never did."""
+        other = self._other(subject)
+        if other is None:
+            return text
+        main = len(_main_part(text[clause.start : clause.end]))
+        if re.match(r",?\s+(?:who|whom)\b", text[clause.start + main :]):
+            return text  # "asks Lee to help, who tells him to...": "who" needs Lee
+        head, body, tail = (
+            text[: clause.start],
+            text[clause.start :][:main],
+            text[clause.start + main :],
+        )
+
+        def own(match: re.Match[str]) -> str:
+            named = match.group("whom")
+            if named not in ("him", "her", "them") and self._full(named) != self.names[other]:
+                return match.group(0)
+            doers = self.acts.users.get(_stem(match.group("act").lower()), set())
+            return f"wants to {match.group('act')}" if doers == {subject} else match.group(0)
+
+        return head + _ASKS_TO.sub(own, body) + tail
 
     def clauses(self, sentence: str) -> list[Clause]:
         """The clauses of ``sentence`` whose subject is a speaker."""
@@ -258,29 +305,34 @@ class _Index:
 
 _PARTS = re.compile(r"[.!?;]+\s*|,\s+(?:and|but|so)\s+")
 _PRONOUN = re.compile(
-    r"\b(?:(?P<first>I|I'm|I've|I'll|I'd|we|we're|we've|we'll|we'd)|"
+    r"\b(?:(?P<first>I|I'm|I've|I'll|I'd|let me|we|we're|we've|we'll|we'd)|"
     r"(?P<second>you|you're|you've|you'll|you'd)|(?P<third>he|she|they|it|he's|she's|they're))\b",
     re.IGNORECASE,
 )
 
 
 def _actors(
-    part: str, speaker: Speaker, speakers: list[Speaker]
+    part: str,
+    speaker: Speaker,
+    speakers: list[Speaker],
+    words: Callable[[str], list[str]] | None = None,
 ) -> list[tuple[set[str], Speaker | None]]:
     """The words of ``part`` of a message, each with who does what it says: after "I" the
     speaker, after "you" the other person ("I believe you charged me twice"), after "he" or
     "they" nobody known; before any of them the speaker, or the other person when the part
-    is a request ("Please restart the router")."""
+    is a request ("Please restart the router"). ``words`` picks the words (content words by
+    default)."""
+    words = words or _content
     others = [s for s in speakers if s is not speaker]
     other = others[0] if len(others) == 1 else None
     actor: Speaker | None = other if re.match(r"\W*(?:please|kindly)\b", part, re.I) else speaker
     found: list[tuple[set[str], Speaker | None]] = []
     start = 0
     for match in _PRONOUN.finditer(part):
-        found.append((set(_content(part[start : match.start()])), actor))
+        found.append((set(words(part[start : match.start()])), actor))
         actor = speaker if match.group("first") else other if match.group("second") else None
         start = match.end()
-    found.append((set(_content(part[start:])), actor))
+    found.append((set(words(part[start:])), actor))
     return found
 
 
@@ -352,3 +404,50 @@ def _stem(word: str) -> str:
 def _weight(stem: str) -> float:
     """IDs and numbers say most about who said what."""
     return 2.0 if any(c.isdigit() for c in stem) else 1.0
+
+
+@dataclass(frozen=True)
+class _Predicate:
+    start: int  # in the clause, where its conjunction starts (0 for the first)
+    end: int  # before the clause's closing punctuation
+    verb: str
+
+
+# ", and asks him", " but suggests the", " then sends Lee": a clause's next predicate.
+_NEXT_PREDICATE = re.compile(
+    r",?\s+(?:and|but|then|and then|before|after)\s+(?:(?:also|then|later|finally|still|"
+    r"\w+ly)\s+)?(?P<verb>[a-z]+s)\s+(?=(?:the|a|an|him|her|them|his|their|it|to|that|for|"
+    r"about|on|with|[a-z]+ing|[A-Z#])\b)"
+)
+_ASKS_TO = re.compile(
+    r"\b(?:asks|tells|wants|requests|begs|urges|persuades|reminds|advises|encourages|"
+    r"instructs)\s+(?P<whom>him|her|them|[A-Z#][\w#]*(?: [A-Z][\w]*)?)\s+to\s+(?P<act>[a-z]+)\b"
+)
+# Words too common to say who did anything, for ``_verbs``.
+_FUNCTION_WORDS_LIST = """
+    a an the and or but so if then than that this these those to of in on at by for with from
+    about as into is are was were be been being am do does did have has had will would
+    shall should can could may might must not no yes it its he she they them their his her
+    him we us our you your i me my"""
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_LIST.split())
+
+
+def _verbs(text: str) -> list[str]:
+    """Every word of ``text`` but function words, stemmed: what someone does."""
+    return [_stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in _FUNCTION_WORDS]
+
+
+def _predicates(clause: str, verb: str) -> list[_Predicate]:
+    """The predicates of ``clause`` that share its subject: "Sam sends Lee to the lab and
+    asks him to use the restroom" has two."""
+    end = len(re.sub(r"[\s.!?;:]+$", "", _main_part(clause)))
+    starts = [(m.start(), m.group("verb")) for m in _NEXT_PREDICATE.finditer(clause, 0, end)]
+    bounds = [0, *(s for s, _ in starts), end]
+    verbs = [verb, *(v for _, v in starts)]
+    return [_Predicate(bounds[i], bounds[i + 1], verbs[i]) for i in range(len(verbs))]
+
+
+def _undecided(verb: str, predicate: str) -> bool:
+    """Does ``verb`` decide nothing about who did what (see ``_UNDECIDED``), or is the
+    predicate a denial?"""
+    return verb.split()[0].lower() in _UNDECIDED or bool(_NEGATED.search(predicate))
