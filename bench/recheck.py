@@ -61,9 +61,8 @@ def main() -> None:
         draft = row["draft"]
         for alias, label in job.cast.aliases.items():
             draft = draft.replace(label, alias).replace(label[0].upper() + label[1:], alias)
-        sentences = 3 if job.transcript.has_roles else 2
         checked = check_draft(
-            concise(draft, job.form, sentences), job.transcript, job.cast, job.form
+            concise(draft, job.form, job.sentences), job.transcript, job.cast, job.form
         )
         text = fit_length(checked.text(job.form), job.max_chars)
         if text != row["summary"]:

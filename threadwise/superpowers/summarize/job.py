@@ -31,6 +31,13 @@ class SummaryJob:
     form: SummaryFormat
     max_chars: int | None
 
+    @property
+    def sentences(self) -> int:
+        """How many sentences a paragraph keeps: the model is asked for two and often writes
+        five, and each sentence past the main ones adds a chance of a wrong detail (measured:
+        bench/FAITHFULNESS.md). A support chat keeps a third, for the outcome."""
+        return 3 if self.transcript.has_roles else 2
+
 
 def plan(body: MessageBody, identifier: LanguageIdentifier, *, cast: bool = True) -> SummaryJob:
     """Validate what the request asks for; cheap, so it runs before the request queues."""

@@ -205,7 +205,7 @@ class Summarizer:
         else:
             rendered = render(answer, job.form)
             summary.draft = job.cast.write_back(rendered)
-            checked = self._checked(run, concise(rendered, job.form, _sentences(job)))
+            checked = self._checked(run, concise(rendered, job.form, job.sentences))
             draft = checked.text(job.form)
             summary.evidence = checked.sentences
             if remember and draft:
@@ -270,7 +270,7 @@ class Summarizer:
         ]
         said = self._say(run, chat, _MAX_TOKENS[job.form], "another draft")
         checked = check_draft(
-            concise(render(parse_answer(said), job.form), job.form, _sentences(job)),
+            concise(render(parse_answer(said), job.form), job.form, job.sentences),
             job.transcript,
             job.cast,
             job.form,
@@ -316,13 +316,6 @@ class Summarizer:
             text = complete_sentences(text)
         chat.append({"role": "assistant", "content": text})
         return text
-
-
-def _sentences(job: SummaryJob) -> int:
-    """How many sentences a paragraph keeps: the model is asked for two and often writes
-    five, and each sentence past the main ones adds a chance of a wrong detail (measured:
-    bench/FAITHFULNESS.md). A support chat keeps a third, for the outcome."""
-    return 3 if job.transcript.has_roles else 2
 
 
 def _max_words(job: SummaryJob) -> int | None:
