@@ -49,7 +49,14 @@ from bench.common import percentile
 from bench.summarize import bench_token, serving
 from threadwise.config import Settings
 from threadwise.services import Services, build_services
-from threadwise.superpowers.routing import LLM, TABLE_FILE, TIERS, direction_key, uses_llm
+from threadwise.superpowers.routing import (
+    LLM,
+    NO_ENGINE,
+    TABLE_FILE,
+    TIERS,
+    direction_key,
+    uses_llm,
+)
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 
@@ -163,7 +170,7 @@ def write_table() -> None:
             continue
         quality = max(measured, key=lambda e: (measured[e]["chrF"], -measured[e]["BLEU"]))
         fast_ones = [e for e in measured if measured[e]["secondsPerSentence"] <= FAST_SECONDS]
-        fast = max(fast_ones, key=lambda e: measured[e]["chrF"]) if fast_ones else quality
+        fast = max(fast_ones, key=lambda e: measured[e]["chrF"]) if fast_ones else NO_ENGINE
         directions[key] = {
             "quality": quality,
             "fast": fast,
@@ -415,6 +422,8 @@ def run_markdown(services: Services) -> None:
         assert route is not None
         for tier in TIERS:
             engine = route.engine(tier)
+            if engine == NO_ENGINE:
+                continue
             done = translator.translate_group(engine, segmented, source, tag)
             kept = sum(not structure_problems(m, d.text) for m, d in zip(corpus, done, strict=True))
             changed = sum(d.text != m for m, d in zip(corpus, done, strict=True))

@@ -59,7 +59,9 @@ def services(settings: Settings) -> Iterator[Services]:
 def client(services: Services) -> Iterator[TestClient]:
     """The app, sending a valid token for the organizations the tests' bodies name."""
     registered = services.auth.clients.create("default", ["org-1", "org-bench"], "tests")
-    with TestClient(create_app(services, manage_services=False)) as test_client:
+    # From loopback, as a local Prometheus: /metrics answers it without a metrics token.
+    app = create_app(services, manage_services=False)
+    with TestClient(app, client=("127.0.0.1", 50000)) as test_client:
         response = test_client.post(
             "/auth/oauth2/token",
             data={"grant_type": "client_credentials"},

@@ -177,6 +177,62 @@ def test_the_printed_curl_gets_a_summary(served: tuple[str, subprocess.Popen[str
 
 # --- translate (the real engines, fast tier: no model call) ------------------------------
 
+
+@pytest.mark.parametrize(
+    ("variable", "value", "sentence"),
+    [
+        (
+            "THREADWISE_ACCESS_TOKEN_SECONDS",
+            "20",
+            "THREADWISE_ACCESS_TOKEN_SECONDS=20 is out of range: it must be at least 60 and "
+            "at most 86400.",
+        ),
+        (
+            "THREADWISE_LLM_QUEUE_SIZE",
+            "0",
+            "THREADWISE_LLM_QUEUE_SIZE=0 is out of range: it must be at least 1.",
+        ),
+        (
+            "THREADWISE_PORT",
+            "eighty",
+            "THREADWISE_PORT=eighty is not valid: Input should be a valid integer",
+        ),
+    ],
+)
+def test_a_wrong_setting_is_one_sentence_naming_it(
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    sentence: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    code, _, err = run(capsys, "clients", "list")
+    assert code == 2
+    assert err.startswith(f"threadwise: configuration: {sentence}")
+    assert "Traceback" not in err and "pydantic" not in err and len(err.splitlines()) == 1
+
+
+def test_a_wrong_secret_setting_is_named_but_not_shown(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for value in ('[{"secret": "s3cr3t-value"}]', '[{"secret": "s3cr3t-value"'):
+        monkeypatch.setenv("THREADWISE_JWT_RETIRED_KEYS", value)
+        code, _, err = run(capsys, "clients", "list")
+        assert code == 2 and "THREADWISE_JWT_RETIRED_KEYS" in err.upper()
+        assert "s3cr3t" not in err and "Traceback" not in err
+
+
+def test_the_request_file_is_read_as_the_api_reads_it(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 1_000 + "]" * 1_000)
+    assert main(["translate", str(path)]) == 2
+    assert "nested more than 32 levels deep" in capsys.readouterr().err
+
+
 TRANSLATE_EXAMPLE = Path(__file__).parent.parent / "examples" / "translate-request.json"
 
 

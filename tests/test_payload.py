@@ -1,12 +1,19 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from tests.conftest import minimal_body
 from threadwise.errors import ServiceError
-from threadwise.payload import PayloadLimits, field_path, parse_message_body
+from threadwise.payload import (
+    MAX_JSON_DEPTH,
+    PayloadLimits,
+    decode_json,
+    field_path,
+    parse_message_body,
+)
 from threadwise.protocol import ErrorCode
 
 LIMITS = PayloadLimits()
@@ -114,3 +121,57 @@ def test_field_path() -> None:
     assert field_path(("request", "scope", "conversations", 0, "messages")) == (
         "request.scope.conversations[0].messages"
     )
+
+
+# --- decoding JSON -------------------------------------------------------------------------
+
+
+def decode_error(raw: str | bytes) -> ServiceError:
+    with pytest.raises(ServiceError) as caught:
+        decode_json(raw, "The body", "Send JSON.")
+    assert caught.value.code is ErrorCode.INVALID_JSON
+    assert caught.value.message.startswith("The body cannot be read as JSON: ")
+    assert caught.value.message.endswith(" Send JSON.")
+    return caught.value
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 1_000, 100_000])
+@pytest.mark.parametrize("opening", ["[", '{"a":'])
+def test_nesting_deeper_than_the_limit_is_invalid_json(opening: str, depth: int) -> None:
+    closing = "]" if opening == "[" else "}"
+    error = decode_error(opening * depth + "1" + closing * depth)
+    assert f"nested more than {MAX_JSON_DEPTH} levels deep" in error.message
+
+
+def test_nesting_up_to_the_limit_is_read() -> None:
+    assert decode_json("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH, "The body", "") is not None
+
+
+def test_an_integer_longer_than_python_converts_is_invalid_json() -> None:
+    body = json.dumps(minimal_body()).replace('"thread-1"', "1" * 5_000)
+    assert "more than 4300 digits" in decode_error(body).message
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(constant: str) -> None:
+    assert f"{constant} is not a JSON number" in decode_error(f'{{"a": {constant}}}').message
+
+
+def test_bytes_that_are_not_utf8_are_invalid_json() -> None:
+    assert "not UTF-8" in decode_error(b'{"a": "\xff"}').message
+
+
+def test_a_lone_surrogate_becomes_the_replacement_character() -> None:
+    # Half an emoji (a UTF-16 string cut in two) has no UTF-8 form: the engines could not
+    # take it. A pair is one character and stays one.
+    raw = '{"\\udc00key": ["\\ud83d and \\ud83d\\ude00", "\\udfff"]}'
+    for given in (raw, raw.encode()):
+        assert decode_json(given, "The body", "") == {
+            "\ufffdkey": ["\ufffd and \U0001f600", "\ufffd"]
+        }
+
+
+def test_a_body_with_a_lone_surrogate_in_its_content_parses() -> None:
+    text = json.dumps(minimal_body()).replace("My parcel", "\\ud800My parcel")
+    body = parse_message_body(decode_json(text, "The body", ""), LIMITS)
+    assert body.request.scope.conversations[0].messages[0].content.startswith("\ufffdMy parcel")

@@ -1,12 +1,20 @@
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from threadwise.protocol import (
+    MAX_ECHOED_ID_LENGTH,
     ErrorCode,
     Request,
+    RequestSettings,
     ResponseItem,
     completed_envelope,
+    echoed_id,
     error_envelope,
     results_envelope,
+    socket_reply,
 )
 
 
@@ -82,3 +90,31 @@ def test_timestamps_keep_the_callers_text_and_settings_take_translate_extensions
     assert message.timestamp_text == "2026-03-02T14:05:11.000Z"
     assert request.settings.targetLanguages == ["es-ES", "fr"]
     assert request.settings.translationMode == "fast"
+
+
+@pytest.mark.parametrize("absent", [None, "", " "])
+def test_every_optional_setting_takes_null_and_blank_as_not_set(absent: Any) -> None:
+    # The AsyncAPI document gives null as their default; an empty string counts as absent.
+    names = list(RequestSettings.model_fields)
+    settings = RequestSettings.model_validate(dict.fromkeys(names, absent))
+    assert settings == RequestSettings()
+
+
+def test_max_response_length_is_a_non_negative_integer_in_json_schema() -> None:
+    schema = RequestSettings.model_json_schema()["properties"]["maxResponseLength"]
+    assert schema["anyOf"] == [{"minimum": 0, "type": "integer"}, {"type": "null"}]
+    assert "ge" not in schema
+
+
+def test_echoed_ids_are_cut_to_the_limit() -> None:
+    assert echoed_id("x" * 500) == "x" * MAX_ECHOED_ID_LENGTH
+    assert echoed_id("short") == "short"
+    assert echoed_id(None) is None
+    reply = socket_reply(
+        error_envelope("translate", ErrorCode.INVALID_JSON, "bad"),
+        "c" * 500,
+        "translate",
+        "t" * 500,
+    ).to_wire()
+    assert reply["correlationId"] == reply["headers"]["correlationId"] == "c" * 128
+    assert reply["headers"]["traceId"] == "t" * 128

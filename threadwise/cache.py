@@ -12,6 +12,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
@@ -39,8 +40,9 @@ class Cache(ABC):
 class InProcessCache(Cache):
     """At most ``max_entries`` values; the least recently used goes first."""
 
-    def __init__(self, max_entries: int) -> None:
+    def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_entries = max_entries
+        self.clock = clock
         self._entries: OrderedDict[str, tuple[float, str]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -50,7 +52,7 @@ class InProcessCache(Cache):
             if entry is None:
                 return None
             expires, text = entry
-            if expires <= time.monotonic():
+            if expires <= self.clock():
                 del self._entries[key]
                 return None
             self._entries.move_to_end(key)
@@ -62,7 +64,7 @@ class InProcessCache(Cache):
         # Stored as text: a caller cannot change a cached value through the object it holds.
         text = json.dumps(value, separators=(",", ":"))
         with self._lock:
-            self._entries[key] = (time.monotonic() + ttl_seconds, text)
+            self._entries[key] = (self.clock() + ttl_seconds, text)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)

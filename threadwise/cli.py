@@ -23,11 +23,11 @@ from threadwise.auth.clients import (
 from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
 from threadwise.auth.tenancy import DEFAULT_TENANT
-from threadwise.config import ConfigurationError, Settings
+from threadwise.config import ConfigurationError, Settings, load_settings
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
 from threadwise.logs import log_config
-from threadwise.payload import parse_message_body
+from threadwise.payload import decode_json, parse_message_body
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
@@ -93,11 +93,11 @@ def _example_request() -> Path:
 def _read_body(file: str, request_settings: dict[str, Any]) -> Any:
     """The request body in ``file`` ('-': standard input), with ``request_settings`` set;
     None (after saying why) if it is not JSON."""
-    text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    raw: str | bytes = sys.stdin.read() if file == "-" else Path(file).read_bytes()
     try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _progress(f"{file} is not valid JSON: {exc}")
+        data = decode_json(raw, file, "Give a request body as the API takes it.")
+    except ServiceError as exc:
+        _progress(exc.message)
         return None
     if isinstance(data, dict) and isinstance(data.get("request"), dict):
         current = data["request"].setdefault("settings", {})
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.config.dictConfig(log_config())
     try:
-        code: int = args.run(args, Settings())
+        code: int = args.run(args, load_settings())
     except ModelFileError as exc:
         _progress(f"model unavailable: {exc}")
         return 1

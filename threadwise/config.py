@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from datetime import datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+import annotated_types
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -150,11 +154,12 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     rate_limit_requests_per_minute: int = Field(default=600, ge=1)
     rate_limit_characters_per_minute: int = Field(default=2_000_000, ge=1)
-    # Failed token requests allowed per minute, per client id and per address.
+    # Failed token requests allowed per minute, per client id from one address, and per address.
     token_failures_per_minute_per_client: int = Field(default=10, ge=1)
     token_failures_per_minute_per_address: int = Field(default=30, ge=1)
 
-    # /metrics requires "Authorization: Bearer <metrics_token>" when this is set.
+    # /metrics requires "Authorization: Bearer <metrics_token>" when this is set; without it,
+    # /metrics answers loopback addresses only.
     metrics_token: SecretStr | None = None
 
     # Idempotency-Key (REST) / headers.idempotencyKey (WebSocket): answers kept this long, per
@@ -188,7 +193,7 @@ class Settings(BaseSettings):
         if config_file:
             path = Path(config_file)
             if not path.is_file():
-                raise FileNotFoundError(
+                raise ConfigurationError(
                     f"{CONFIG_FILE_VARIABLE} names {path}, which is not a file; "
                     "point it at a TOML file or unset it"
                 )
@@ -196,6 +201,60 @@ class Settings(BaseSettings):
         return tuple(sources)
 
 
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    return Settings()
+ENV_PREFIX = "THREADWISE_"
+_OUT_OF_RANGE = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+
+
+def load_settings() -> Settings:
+    """The settings, or a ``ConfigurationError`` of one sentence per wrong setting, naming
+    its variable and what it may be (not pydantic's report)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise ConfigurationError(" ".join(_explain(error) for error in exc.errors())) from None
+    except SettingsError as exc:  # a variable that should hold JSON does not
+        named = re.search(r'field "(\w+)"', str(exc))
+        variable = ENV_PREFIX + named.group(1).upper() if named else "A setting"
+        raise ConfigurationError(f"{variable} is not valid JSON; give its value as JSON.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigurationError(
+            f"{CONFIG_FILE_VARIABLE} names a file that is not valid TOML: {exc}."
+        ) from None
+
+
+def _explain(error: ErrorDetails) -> str:
+    """One sentence: the variable (or the config file's key), the value, what it may be."""
+    name = str(error["loc"][0]) if error["loc"] else ""
+    field = Settings.model_fields.get(name)
+    where = "".join(f"[{part}]" for part in error["loc"][1:])
+    # A value is shown only when it is one setting's own, and never a secret's.
+    value = error.get("input")
+    shown = not where and isinstance(value, str | int | float)
+    secret = field is None or "SecretStr" in str(field.annotation)
+    given = f"={str(value)[:80]}" if shown and not secret else ""
+    variable = ENV_PREFIX + name.upper()
+    config_file = os.environ.get(CONFIG_FILE_VARIABLE)
+    if variable in os.environ or not config_file:
+        setting = f"{variable}{where}{given}"
+    else:
+        setting = f"{name}{where}{given} in {config_file}"
+    if error["type"] == "missing":
+        return f"{setting} is missing."
+    if field is not None and not where and error["type"] in _OUT_OF_RANGE:
+        return f"{setting} is out of range: it must be {_allowed_range(field.metadata)}."
+    return f"{setting} is not valid: {error['msg']}."
+
+
+def _allowed_range(constraints: list[object]) -> str:
+    """``[Ge(60), Le(86400)]`` → ``at least 60 and at most 86400``."""
+    parts = []
+    for constraint in constraints:
+        if isinstance(constraint, annotated_types.Ge):
+            parts.append(f"at least {constraint.ge}")
+        elif isinstance(constraint, annotated_types.Gt):
+            parts.append(f"more than {constraint.gt}")
+        elif isinstance(constraint, annotated_types.Le):
+            parts.append(f"at most {constraint.le}")
+        elif isinstance(constraint, annotated_types.Lt):
+            parts.append(f"less than {constraint.lt}")
+    return " and ".join(parts)

@@ -1,7 +1,8 @@
 """Logging for the service and the CLI, with secrets and tokens blanked out of every record.
 
 Our code never logs a secret or a token, but the access log prints request lines, and the
-official client sends its secret in the token request's query string.
+official client sends its secret in the token request's query string (and its client id,
+half of its credentials, which is blanked out too).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import math
 import re
 import time
 from typing import Any
@@ -18,13 +20,15 @@ from uvicorn.config import LOGGING_CONFIG
 _REDACTIONS = [
     # Query-string and form parameters that carry credentials.
     (
-        re.compile(r"(?i)\b(client_secret|access_token|authorization|token)=[^&\s\"']+"),
+        re.compile(r"(?i)\b(client_id|client_secret|access_token|authorization|token)=[^&\s\"']+"),
         r"\1=[redacted]",
     ),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/-]{16,}=*"), r"\1 [redacted]"),
     # Anything shaped like a JWT, or like one of our client secrets.
     (re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), "[redacted token]"),
     (re.compile(r"tws_[A-Za-z0-9_-]{16,}"), "[redacted secret]"),
+    # A client id is half of a client's credentials.
+    (re.compile(r"twc_[0-9a-f]{24}"), "[redacted client id]"),
 ]
 
 
@@ -70,6 +74,24 @@ class RefusedUpgradeIsNoError(logging.Filter):
         return record.msg != "ASGI callable returned without completing handshake."
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _loggable(value: Any) -> Any:
+    """``value`` ready for ``json.dumps``: strings redacted (before serializing, so that a
+    replacement cannot break the line's quoting) and without lone surrogates (which no UTF-8
+    stream can carry); numbers that JSON lacks, and other objects, as text."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {_loggable(str(key)): _loggable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_loggable(item) for item in value]
+    return _SURROGATE.sub("\ufffd", redact(str(value)))
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, and a record's ``fields``."""
 
@@ -88,8 +110,8 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
-            line["exception"] = redact(record.exc_text)
-        return redact(json.dumps(line, ensure_ascii=False, default=str))
+            line["exception"] = record.exc_text
+        return json.dumps(_loggable(line), ensure_ascii=False)
 
 
 def log_config(level: str = "INFO", style: str = "text") -> dict[str, Any]:

@@ -1,8 +1,14 @@
 """Prometheus metrics, every name prefixed ``threadwise_``, in a registry of their own
-(one per service instance, so that tests can build several)."""
+(one per service instance, so that tests can build several).
+
+Label values come only from the service's own vocabulary (operations, codes, engines,
+reasons) and from organizations a token was authorized for, and those at most
+``MAX_ORGANIZATION_LABELS``: nothing a caller sends can grow the exposition without bound.
+"""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -14,6 +20,29 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # From a cached answer (milliseconds) to a long summary in a queue (minutes).
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
 
+# Distinct organizations labelled by name; the requests of any further one count as "other".
+MAX_ORGANIZATION_LABELS = 100
+OTHER_ORGANIZATIONS = "(other)"
+
+
+class BoundedLabel:
+    """Label values as given, up to ``limit`` distinct ones; every later one is ``other``."""
+
+    def __init__(self, limit: int, other: str) -> None:
+        self.limit = limit
+        self.other = other
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, value: str) -> str:
+        with self._lock:
+            if value in self._seen:
+                return value
+            if len(self._seen) < self.limit:
+                self._seen.add(value)
+                return value
+            return self.other
+
 
 class Metrics(SchedulerObserver):
     def __init__(self) -> None:
@@ -22,10 +51,12 @@ class Metrics(SchedulerObserver):
         self.requests = Counter(
             "threadwise_requests",
             "Superpower requests answered, by operation, code (OK or the error code), "
-            "organization and transport.",
+            f"organization (empty before one was authorized; the first {MAX_ORGANIZATION_LABELS} "
+            f"by name, then {OTHER_ORGANIZATIONS!r}) and transport.",
             ["operation", "code", "organization", "transport"],
             registry=r,
         )
+        self._organization = BoundedLabel(MAX_ORGANIZATION_LABELS, OTHER_ORGANIZATIONS)
         self.refusals = Counter(
             "threadwise_refusals",
             "Requests refused before any work (or given up by their client), by operation "
@@ -97,6 +128,13 @@ class Metrics(SchedulerObserver):
         self.ready = Gauge(
             "threadwise_ready", "1 when the service takes traffic (see /readyz).", registry=r
         )
+
+    def count_request(
+        self, operation: str, code: str, organization: str | None, transport: str
+    ) -> None:
+        """One answered request; ``organization`` only once the caller was authorized for it."""
+        label = self._organization(organization) if organization else ""
+        self.requests.labels(operation, code, label, transport).inc()
 
     def watch_queue(self, name: str, depth: Callable[[], float], capacity: int) -> None:
         self.queue_depth.labels(name).set_function(depth)

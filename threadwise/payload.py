@@ -1,7 +1,10 @@
-"""Turn a decoded JSON payload into a ``MessageBody``, or a ``ServiceError`` naming the field."""
+"""Turn a request's JSON into a ``MessageBody``, or a ``ServiceError`` naming what to fix."""
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -22,7 +25,88 @@ class PayloadLimits:
 
 _MISSING_TYPES = frozenset({"missing"})
 
+# A request is 8 levels deep (frame, payload, request, scope, conversations, a conversation,
+# messages, a message); unknown keys may add the caller's metadata, but not without bound:
+# the decoder, the validators and the serializers all recurse.
+MAX_JSON_DEPTH = 32
+# Half of a UTF-16 pair without its other half: not a character, and not encodable as UTF-8.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
 M = TypeVar("M", bound=BaseModel)
+
+
+def decode_json(raw: str | bytes, what: str, hint: str) -> Any:
+    """``raw`` decoded, or ``INVALID_JSON`` saying why: ``"{what} cannot be read …. {hint}"``.
+
+    Refused as well as malformed text: nesting deeper than ``MAX_JSON_DEPTH``, numbers of
+    more digits than Python converts, and NaN or Infinity (not JSON). A lone UTF-16 surrogate
+    (``"\\ud83d"``: half an emoji, cut by a client) becomes U+FFFD, as a browser's UTF-8
+    encoder makes it, so that the text can reach the engines and the logs.
+    """
+
+    def refuse(reason: str) -> ServiceError:
+        return ServiceError(
+            ErrorCode.INVALID_JSON, f"{what} cannot be read as JSON: {reason}. {hint}"
+        )
+
+    def no_constants(name: str) -> Any:
+        raise refuse(f"{name} is not a JSON number")
+
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+        data = json.loads(text, parse_constant=no_constants)
+    except UnicodeDecodeError as exc:
+        raise refuse(f"byte {exc.start} is not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise refuse(f"{exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise refuse(_too_deep()) from None
+    except ValueError:  # Python's limit on the digits of an integer
+        digits = sys.get_int_max_str_digits()
+        raise refuse(f"a number has more than {digits} digits, more than any field takes") from None
+    if _deeper_than(data, MAX_JSON_DEPTH):
+        raise refuse(_too_deep())
+    if _SURROGATE_ESCAPE.search(text) or _LONE_SURROGATE.search(text):
+        return _without_lone_surrogates(data)
+    return data
+
+
+def _too_deep() -> str:
+    return f"arrays and objects are nested more than {MAX_JSON_DEPTH} levels deep"
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than ``limit`` levels (level by level, not by
+    recursion: this is what keeps deep input from recursing)."""
+    level, depth = [data], 0
+    while level:
+        containers = [node for node in level if isinstance(node, dict | list)]
+        if not containers:
+            return False
+        depth += 1
+        if depth > limit:
+            return True
+        level = [
+            child
+            for node in containers
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+    return False
+
+
+def _without_lone_surrogates(data: Any) -> Any:
+    # Called only on data no deeper than MAX_JSON_DEPTH.
+    if isinstance(data, str):
+        return _LONE_SURROGATE.sub("\ufffd", data)
+    if isinstance(data, list):
+        return [_without_lone_surrogates(item) for item in data]
+    if isinstance(data, dict):
+        return {
+            _without_lone_surrogates(key): _without_lone_surrogates(value)
+            for key, value in data.items()
+        }
+    return data
 
 
 def parse_message_body(data: Any, limits: PayloadLimits) -> MessageBody:
@@ -108,6 +192,13 @@ def json_type(value: Any) -> str:
     if isinstance(value, int | float):
         return "number"
     return "null" if value is None else type(value).__name__
+
+
+def charged_characters(body: MessageBody, action: str) -> int:
+    """What an organization's character rate counts: the messages' characters, for a
+    translation once per target language (each is the whole work again)."""
+    targets = body.request.settings.targetLanguages if action == "translate" else None
+    return character_count(body) * max(1, len(targets or ()))
 
 
 def character_count(body: MessageBody) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, overload
 
 from pydantic import (
     AfterValidator,
@@ -22,6 +22,10 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 MAX_ID_LENGTH = 256
+# Target languages of one translate request (each is the whole work again).
+MAX_TARGETS = 10
+# What a reply echoes of a caller's correlation and trace IDs (REST headers, WebSocket frames).
+MAX_ECHOED_ID_LENGTH = 128
 
 
 # --- field types ---------------------------------------------------------------------------
@@ -68,6 +72,9 @@ OptionalId = Annotated[_IdText | None, BeforeValidator(_blank_to_none)]
 Text = Annotated[str, BeforeValidator(_require)]
 OptionalText = Annotated[str | None, BeforeValidator(_blank_to_none)]
 Timestamp = Annotated[datetime | None, BeforeValidator(_parse_timestamp)]
+T = TypeVar("T")
+# An optional setting: null, "" and " " all mean "not set", whatever its type.
+Setting = Annotated[T | None, BeforeValidator(_blank_to_none)]
 
 SummaryFormat = Literal["paragraph", "bullets", "structured"]
 TranslationMode = Literal["quality", "fast"]
@@ -145,14 +152,16 @@ class Attributes(_Model):
 
 class RequestSettings(_Model):
     overrideOutputLanguage: OptionalText = None
-    summaryFormat: Annotated[SummaryFormat | None, BeforeValidator(_blank_to_none)] = None
-    maxResponseLength: Annotated[int | None, BeforeValidator(_blank_to_none), Field(ge=0)] = None
-    disableStream: bool | None = None
+    summaryFormat: Setting[SummaryFormat] = None
+    maxResponseLength: Setting[Annotated[int, Field(ge=0)]] = None
+    disableStream: Setting[bool] = None
     # Extension for summarize: cite the messages behind each sentence (README, "Evidence").
-    includeEvidence: Annotated[bool | None, BeforeValidator(_blank_to_none)] = None
+    includeEvidence: Setting[bool] = None
     # Extensions for translate (decisions.md §5, §6).
-    targetLanguages: list[Annotated[str, BeforeValidator(_require)]] | None = None
-    translationMode: Annotated[TranslationMode | None, BeforeValidator(_blank_to_none)] = None
+    targetLanguages: Setting[
+        Annotated[list[Annotated[str, BeforeValidator(_require)]], Field(max_length=MAX_TARGETS)]
+    ] = None
+    translationMode: Setting[TranslationMode] = None
 
 
 class Request(_Model):
@@ -218,7 +227,7 @@ class SocketPlainMessage(MessageBody):
 class SocketCancelHeaders(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    correlationId: Annotated[str, Field(min_length=1)]
+    correlationId: Annotated[str, Field(min_length=1, max_length=MAX_ECHOED_ID_LENGTH)]
 
 
 class SocketCancel(BaseModel):
@@ -297,6 +306,14 @@ class Envelope(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
+class ErrorEnvelope(Envelope):
+    """What every failure answers (``state: "error"`` and ``error`` always there); over REST
+    with its code's HTTP status."""
+
+    state: Literal["error"]
+    error: ErrorDetail
+
+
 class SocketReplyHeaders(BaseModel):
     correlationId: str | None = None
     action: str
@@ -326,6 +343,8 @@ class ErrorCode(StrEnum):
     MISSING_TARGET_LANGUAGE = "MISSING_TARGET_LANGUAGE"
     UNSUPPORTED_LANGUAGE = "UNSUPPORTED_LANGUAGE"
     UNKNOWN_ACTION = "UNKNOWN_ACTION"
+    NOT_FOUND = "NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     MISSING_TOKEN = "MISSING_TOKEN"
     INVALID_TOKEN = "INVALID_TOKEN"
     TOKEN_EXPIRED = "TOKEN_EXPIRED"
@@ -355,6 +374,8 @@ _HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.MISSING_TARGET_LANGUAGE: 422,
     ErrorCode.UNSUPPORTED_LANGUAGE: 422,
     ErrorCode.UNKNOWN_ACTION: 404,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.MISSING_TOKEN: 401,
     ErrorCode.INVALID_TOKEN: 401,
     ErrorCode.TOKEN_EXPIRED: 401,
@@ -429,16 +450,30 @@ def socket_reply(
 ) -> SocketReply:
     """``envelope`` as a WebSocket reply to the request with ``correlation_id``."""
     issued_at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    correlation_id = echoed_id(correlation_id)
     headers = SocketReplyHeaders(
         correlationId=correlation_id,
         action=action,
         schemaRef="optave.error.v3" if envelope.state == "error" else "optave.response.v3",
         issuedAt=issued_at,
-        traceId=trace_id,
-        idempotencyKey=idempotency_key,
+        traceId=echoed_id(trace_id),
+        # Keys of up to MAX_ID_LENGTH characters are valid: echoed whole.
+        idempotencyKey=echoed_id(idempotency_key, MAX_ID_LENGTH),
     )
     fields = {name: getattr(envelope, name) for name in Envelope.model_fields}
     return SocketReply(**fields, headers=headers, correlationId=correlation_id)
+
+
+@overload
+def echoed_id(value: str, limit: int = MAX_ECHOED_ID_LENGTH) -> str: ...
+@overload
+def echoed_id(value: None, limit: int = MAX_ECHOED_ID_LENGTH) -> None: ...
+@overload
+def echoed_id(value: str | None, limit: int = MAX_ECHOED_ID_LENGTH) -> str | None: ...
+def echoed_id(value: str | None, limit: int = MAX_ECHOED_ID_LENGTH) -> str | None:
+    """A caller's ID as replies and logs echo it: at most ``limit`` characters, so that no
+    reply grows with what the caller sent."""
+    return None if value is None else value[:limit]
 
 
 def _variant(request: Request | None) -> str | None:

@@ -321,6 +321,22 @@ def test_requests_per_minute(stack: AuthStack) -> None:
     assert passed_the_gate(stack.call(other, token))
 
 
+def test_retry_after_is_the_wait_rounded_up(
+    stack: AuthStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """11 a minute is one every 5.45 s: rounded to the nearest second, Retry-After said 5,
+    and a client that waited that long was refused again."""
+    frozen = time.monotonic_ns()
+    monkeypatch.setattr(stack.services.auth.limiter, "clock", lambda: frozen)
+    org = new_org()
+    token = stack.fetch_token(stack.register(org, requests_per_minute=11))
+    for _ in range(11):
+        assert passed_the_gate(stack.call(org, token))
+    response = stack.call(org, token)
+    assert_refused(response, 429, "RATE_LIMITED")
+    assert response.headers["retry-after"] == "6"
+
+
 def test_the_limit_belongs_to_the_organization_not_the_client(stack: AuthStack) -> None:
     org = new_org()
     first = stack.fetch_token(stack.register(org, requests_per_minute=1))

@@ -101,3 +101,71 @@ def test_full_queue_is_503_with_retry_after(
     assert int(response.headers["retry-after"]) >= 1
     assert body["error"]["retryable"] is True
     full.shutdown()
+
+
+# --- input that once failed inside the service (500) ----------------------------------------
+
+FAST_SPANISH = {"translationMode": "fast", "overrideOutputLanguage": "es"}
+
+
+def post_raw(client: TestClient, text: str, path: str = "/message/translate") -> Any:
+    return client.post(path, content=text, headers={"content-type": "application/json"})
+
+
+@pytest.mark.parametrize("absent", [None, "", " "])
+def test_a_null_or_blank_setting_counts_as_absent(client: TestClient, absent: Any) -> None:
+    settings = {**FAST_SPANISH, "maxResponseLength": absent, "disableStream": absent}
+    response = client.post("/message/translate", json=minimal_body(settings=settings))
+    assert response.status_code == 200, response.text
+    assert response.json()["state"] == "completed"
+
+
+@pytest.mark.parametrize("path", ["/message/translate", "/message/summarize"])
+@pytest.mark.parametrize("opening", ["[", '{"a":'])
+def test_json_nested_a_thousand_deep_is_400(client: TestClient, path: str, opening: str) -> None:
+    closing = "]" if opening == "[" else "}"
+    nested = opening * 1_000 + "1" + closing * 1_000
+    text = json.dumps(minimal_body(settings=FAST_SPANISH)).replace('"thread-1"', nested)
+    body = assert_error(post_raw(client, text, path), 400, "INVALID_JSON")
+    assert "nested more than 32 levels deep" in body["error"]["message"]
+
+
+def test_an_integer_of_5000_digits_is_400(client: TestClient) -> None:
+    settings = {**FAST_SPANISH, "maxResponseLength": "MAX"}
+    text = json.dumps(minimal_body(settings=settings)).replace('"MAX"', "9" * 5_000)
+    body = assert_error(post_raw(client, text), 400, "INVALID_JSON")
+    assert "more than 4300 digits" in body["error"]["message"]
+
+
+def test_a_lone_surrogate_in_content_is_translated_as_a_replacement_character(
+    client: TestClient,
+) -> None:
+    text = json.dumps(minimal_body(settings=FAST_SPANISH)).replace("My parcel", "\\ud800My parcel")
+    response = post_raw(client, text)
+    assert response.status_code == 200, response.text
+    [[first, _]] = [r["response"] for r in response.json()["message"]["results"]]
+    assert first["content"].startswith("\ufffd")
+
+
+# --- errors outside /message/ are envelopes too ---------------------------------------------
+
+
+def test_no_such_path_is_a_404_envelope(client: TestClient) -> None:
+    body = assert_error(client.get("/no/such/path"), 404, "NOT_FOUND")
+    assert "/no/such/path" in body["error"]["message"]
+
+
+def test_a_method_the_path_does_not_take_is_a_405_envelope(client: TestClient) -> None:
+    response = client.get("/message/translate")
+    body = assert_error(response, 405, "METHOD_NOT_ALLOWED")
+    assert response.headers["allow"] == "POST"
+    assert "takes POST" in body["error"]["message"]
+    assert_error(client.delete("/healthz"), 405, "METHOD_NOT_ALLOWED")
+
+
+def test_a_long_correlation_id_is_echoed_as_the_socket_echoes_it(client: TestClient) -> None:
+    # One rule for both transports (protocol.echoed_id): at most 128 characters.
+    body = minimal_body(settings=FAST_SPANISH)
+    response = client.post("/message/translate", json=body, headers={"X-Correlation-Id": "c" * 500})
+    assert response.status_code == 200
+    assert response.headers["x-correlation-id"] == "c" * 128

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import httpx2
 import jwt
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.api.stack import AuthStack, auth_stack, host, new_org, passed_the_gate
 from threadwise.auth.clients import ClientSecret
@@ -236,6 +237,14 @@ def test_failed_attempts_are_limited_per_client(database_url: str, tmp_path: Pat
         # Other clients are not affected.
         other = stack.register(new_org())
         assert_token(as_the_sdk_does(stack, other.client.client_id, other.client_secret), other)
+        # Nor is the client itself elsewhere: knowing its id is not enough to lock it out.
+        elsewhere = TestClient(
+            stack.http.app, base_url=str(stack.http.base_url), client=("203.0.113.20", 40000)
+        )
+        away = as_the_sdk_does(
+            AuthStack(stack.services, elsewhere), client.client.client_id, client.client_secret
+        )
+        assert_token(away, client)
 
 
 def test_failed_attempts_are_limited_per_address(database_url: str, tmp_path: Path) -> None:

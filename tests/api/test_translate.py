@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from typing import Any
 
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import minimal_body
+from tests.api.stack import AuthStack, host, new_org
+from tests.conftest import LiveServer, minimal_body
 from threadwise.services import Services
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.markdown_structure import structure_problems
@@ -64,13 +67,18 @@ def assert_done_when(text: str, language: str) -> None:
 @pytest.mark.parametrize("channel", ["pt-BR", "es-ES", "de-DE"])
 def test_done_when_example_in_both_tiers(client: TestClient, channel: str, mode: str) -> None:
     [[item]] = translate(client, translate_body([DONE_WHEN], channel, translationMode=mode))
+    if mode == "fast" and channel == "de-DE":
+        # No fast engine knows German, and the fast tier never waits for the model.
+        assert item["content"] == DONE_WHEN and item["engine"] == "none"
+        assert item["sourceLanguage"] == "en" and item["targetLanguage"] == "de-DE"
+        return
     assert_done_when(item["content"], channel[:2])
     assert item["type"] == "translation"
     assert item["sourceLanguage"] == "en" and item["targetLanguage"] == channel
     assert item["conversationId"] == "conv-901" and item["participantId"] == "c"
     assert item["timestamp"] == "2026-03-02T14:05:11.000Z"
     assert item["engine"] and item["engine"] != "none"
-    if mode == "fast" and channel != "de-DE":  # no engine but the model knows German
+    if mode == "fast":
         assert not item["engine"].startswith("llama.cpp"), item["engine"]
 
 
@@ -131,7 +139,7 @@ def test_languages_lists_both_tiers_with_figures(client: TestClient) -> None:
     assert en_es["fast"]["secondsPerSentence"] < 0.1
     assert en_es["quality"]["chrF"] >= en_es["fast"]["chrF"]
     assert directions[("en", "pt")]["fast"]["engine"] == "bergamot"
-    assert directions[("en", "de")]["fast"]["engine"] == "llm"
+    assert directions[("en", "de")]["fast"]["engine"] == "none"  # the fast tier has no German
     assert "en" in listing["summary"]
 
 
@@ -141,3 +149,120 @@ def test_translate_and_languages_need_a_token(client: TestClient) -> None:
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "MISSING_TOKEN"
     assert client.get("/languages", headers=anonymous).status_code == 401
+
+
+def test_target_languages_are_limited_and_listed_once(client: TestClient) -> None:
+    eleven = ["es", "es-ES", "es-MX", "fr", "fr-FR", "fr-CA", "pt", "pt-BR", "pt-PT", "de", "en"]
+    response = client.post(
+        "/message/translate", json=translate_body(["Hi"], targetLanguages=eleven)
+    )
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "PAYLOAD_SCHEMA_MISMATCH" and not error["retryable"]
+    assert "request.settings.targetLanguages" in error["message"] and "10" in error["message"]
+    twice = translate_body(["Hi"], targetLanguages=["es-ES", "fr", "es-ES"])
+    response = client.post("/message/translate", json=twice)
+    assert response.status_code == 422
+    assert "request.settings.targetLanguages[2]" in response.json()["error"]["message"]
+    ten = translate_body(["Hi"], targetLanguages=eleven[:10], translationMode="fast")
+    assert len(translate(client, ten)) == 10
+
+
+def test_a_message_ending_in_a_caret_is_translated_at_once(client: TestClient) -> None:
+    """It hung Apertium's eng-spa pipeline twice (a retryable 500 after 20 s)."""
+    began = time.monotonic()
+    [[item]] = translate(client, translate_body(["Thanks a lot^"], "es", translationMode="fast"))
+    assert time.monotonic() - began < 2
+    assert item["content"].endswith("^") and item["engine"] == "apertium:eng-spa"
+
+
+@pytest.mark.parametrize("transport", ["rest", "websocket"])
+def test_the_character_limit_counts_each_target_language(stack: AuthStack, transport: str) -> None:
+    """30 characters into three languages are 90 characters of work."""
+    org = new_org()
+    token = stack.fetch_token(stack.register(org, characters_per_minute=100))
+    headers = {"Host": host("acme")}
+
+    def body(*targets: str) -> Any:
+        data = translate_body(["x" * 30], None, targetLanguages=list(targets))
+        data["request"]["context"]["organizationId"] = org
+        return data
+
+    def codes(*bodies: Any) -> list[str]:
+        if transport == "rest":
+            auth = {**headers, "Authorization": f"Bearer {token}"}
+            answers = [stack.http.post("/message/translate", json=b, headers=auth) for b in bodies]
+            return [a.json()["error"]["code"] for a in answers]
+        subprotocols = ["optave-v1", token]
+        with stack.http.websocket_connect("/ws", subprotocols=subprotocols, headers=headers) as ws:
+            found = []
+            for n, data in enumerate(bodies):
+                ws.send_json({**data, "actionType": "translate", "correlationId": f"c{n}"})
+                found.append(ws.receive_json()["error"]["code"])
+            return found
+
+    # Past the gate, the superpower refuses Klingon (the model is never asked); then 30 more
+    # characters are 120, over the 100 a minute.
+    assert codes(body("es", "fr", "tlh"), body("tlh")) == ["UNSUPPORTED_LANGUAGE", "RATE_LIMITED"]
+
+
+TEN_TARGETS = ["es", "es-ES", "es-MX", "fr", "fr-FR", "fr-CA", "pt", "pt-BR", "pt-PT", "de"]
+LONG_ENGLISH = " ".join(["Please send me the invoice for my last order, thank you."] * 170)
+
+
+def test_short_fast_translations_keep_answering_beside_hostile_and_oversized_ones(
+    live_server: LiveServer, services: Services
+) -> None:
+    """While messages that hung a pipeline and two requests of ~70 s of fast work each (whose
+    clients hang up after a second) are handled, short translations in every direction keep
+    answering at once, and the abandoned work stops."""
+    hostile = translate_body(["Thanks a lot^"], "es", translationMode="fast")
+    oversized = translate_body([LONG_ENGLISH] * 12, None, targetLanguages=TEN_TARGETS)
+    oversized["request"]["settings"]["translationMode"] = "fast"
+    probes = [
+        translate_body(["Where is my parcel?"], "es", translationMode="fast"),
+        translate_body(["Where is my parcel?"], "pt-BR", translationMode="fast"),
+        translate_body(["¿Dónde está mi paquete?"], "fr", translationMode="fast"),
+    ]
+
+    async def scenario() -> list[float]:
+        async with httpx2.AsyncClient(base_url=live_server.url, timeout=60) as http:
+            grant = {"grant_type": "client_credentials"}
+            credentials = (live_server.client_id, live_server.client_secret)
+            token = (await http.post("/auth/oauth2/token", data=grant, auth=credentials)).json()
+            headers = {"Authorization": f"Bearer {token['access_token']}"}
+
+            async def post(data: Any, timeout: float = 60) -> httpx2.Response:
+                return await http.post(
+                    "/message/translate", json=data, headers=headers, timeout=timeout
+                )
+
+            async def abandon(data: Any) -> None:
+                with pytest.raises(httpx2.TimeoutException):
+                    await post(data, timeout=1)
+
+            abandoned = [asyncio.ensure_future(abandon(oversized)) for _ in range(2)]
+            caret = [asyncio.ensure_future(post(hostile)) for _ in range(2)]
+            await asyncio.sleep(0.2)
+            seconds = []
+            until = time.monotonic() + 4
+            while time.monotonic() < until:
+                for probe in probes:
+                    began = time.monotonic()
+                    response = await post(probe)
+                    seconds.append(time.monotonic() - began)
+                    assert response.status_code == 200, response.text
+                    await asyncio.sleep(0.05)
+            await asyncio.gather(*abandoned)
+            for answer in await asyncio.gather(*caret):
+                assert answer.status_code == 200, answer.text
+                item = answer.json()["message"]["results"][0]["response"][0]
+                assert item["content"].endswith("^")
+            return seconds
+
+    seconds = asyncio.run(scenario())
+    assert len(seconds) >= 9 and max(seconds) < 2, seconds
+    deadline = time.monotonic() + 5
+    while services.fast_queue.depth:  # the abandoned work stopped
+        assert time.monotonic() < deadline, "abandoned fast work kept running"
+        time.sleep(0.05)

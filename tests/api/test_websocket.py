@@ -393,7 +393,7 @@ async def test_cancel_read_with_its_request_answers_before_the_request_starts(
         assert_reply_to(sent[0], ID, "translate", "error")
         assert sent[0]["error"]["code"] == "REQUEST_CANCELLED"
         assert not session.in_flight
-        await asyncio.sleep(0.1)
+        await session.drain(timeout=10)  # every reply that was due has been sent
         assert len(sent) == 1
     finally:
         writer.cancel()
@@ -478,6 +478,26 @@ BAD_FRAMES: dict[str, tuple[str, str | None, str]] = {
         None,
         "REQUIRED_FIELDS_MISSING",
     ),
+    "nested 1,000 deep": (
+        json.dumps(sdk_translate()).replace('"bad-1"', "[" * 1_000 + "]" * 1_000),
+        None,
+        "INVALID_JSON",
+    ),
+    "an integer of 5,000 digits": (
+        json.dumps(sdk_translate()).replace('"bad-1"', "7" * 5_000),
+        None,
+        "INVALID_JSON",
+    ),
+    "a correlation id over 128 characters": (
+        json.dumps(sdk_translate(headers__correlationId="c" * 100_000)),
+        "c" * 128,  # echoed as far as it can be, once in headers and once at the top
+        "PAYLOAD_SCHEMA_MISMATCH",
+    ),
+    "an action of 100,000 characters": (
+        json.dumps(sdk_translate(headers__action="a" * 100_000)),
+        "bad-1",
+        "UNKNOWN_ACTION",
+    ),
 }
 
 
@@ -498,6 +518,46 @@ async def test_bad_frame_is_answered_and_the_socket_stays_usable(
         after = {**translate_body(ENGLISH), "actionType": "translate", "correlationId": "after"}
         await connection.send(json.dumps(after))
         assert_reply_to(await reply(connection), "after", "translate", "completed")
+
+
+@contextmanager
+def fast_queue_blocked(services: Services) -> Iterator[None]:
+    """Hold every fast-engine thread: fast translations stay in flight until it returns."""
+    release = threading.Event()
+    blockers = [
+        services.fast_queue.submit(release.wait)
+        for _ in range(services.settings.translation_threads)
+    ]
+    try:
+        yield
+    finally:
+        release.set()
+        for blocker in blockers:
+            blocker.result(timeout=30)
+
+
+async def test_a_bad_frame_leaves_the_requests_in_flight_to_be_answered(
+    live_server: LiveServer, services: Services
+) -> None:
+    async with raw_socket(live_server) as connection:
+        with fast_queue_blocked(services):
+            frame = {**translate_body(ENGLISH), "actionType": "translate", "correlationId": "held"}
+            await connection.send(json.dumps(frame))
+            await connection.send("[" * 100_000 + "]" * 100_000)
+            answer = await reply(connection)
+            assert answer["error"]["code"] == "INVALID_JSON", answer
+        assert_reply_to(await reply(connection), "held", "translate", "completed")
+
+
+@pytest.mark.parametrize("absent", [None, "", " "])
+async def test_null_or_blank_settings_count_as_absent_on_the_socket(
+    live_server: LiveServer, absent: Any
+) -> None:
+    frame = sdk_translate()
+    frame["payload"]["request"]["settings"].update(maxResponseLength=absent, disableStream=absent)
+    async with raw_socket(live_server) as connection:
+        await connection.send(json.dumps(frame))
+        assert_reply_to(await reply(connection), "bad-1", "translate", "completed")
 
 
 # --- the model: streaming, and a cancel while it writes --------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from threadwise.auth.credentials import (
     SecretHasher,
+    client_reference,
     is_client_id,
     new_client_id,
     new_client_secret,
@@ -36,3 +37,12 @@ def test_a_stronger_hasher_asks_for_a_rehash() -> None:
     assert strong.verify(weak, "tws_x")
     assert strong.needs_rehash(weak)
     assert not strong.needs_rehash(strong.hash("tws_x"))
+
+
+def test_client_references_are_short_and_stable() -> None:
+    client_id = new_client_id()
+    reference = client_reference(client_id)
+    assert reference == client_reference(client_id)
+    assert reference != client_reference(new_client_id())
+    assert client_id[4:12] not in reference and len(reference) == len("client#") + 12
+    assert client_reference("\ud800 not UTF-8").startswith("client#")

@@ -66,13 +66,47 @@ def test_expired_is_its_own_code() -> None:
 
 def test_a_verified_token_is_remembered_only_for_its_tenant_and_lifetime() -> None:
     keys = ring()
-    token = TokenIssuer(keys, "threadwise", 1).issue("acme", "twc_1", ["a"]).token
-    verifier = TokenVerifier(keys, "threadwise", 1, 0)
-    first = verifier.verify(token, "acme")
-    assert verifier.verify(token, "acme") is first  # remembered, not decoded again
-    assert refusal(verifier, token, "globex").code is ErrorCode.INVALID_TOKEN
-    time.sleep(max(0.0, first.expires_at - time.time()) + 1.1)
-    assert refusal(verifier, token).code is ErrorCode.TOKEN_EXPIRED
+    now = [time.time()]
+    token = TokenIssuer(keys, "threadwise", 60, clock=lambda: now[0]).issue("acme", "twc_1", ["a"])
+    verifier = TokenVerifier(keys, "threadwise", 60, 0, clock=lambda: now[0])
+    first = verifier.verify(token.token, "acme")
+    assert verifier.verify(token.token, "acme") is first  # remembered, not decoded again
+    assert refusal(verifier, token.token, "globex").code is ErrorCode.INVALID_TOKEN
+    now[0] = first.expires_at - 0.5
+    assert verifier.verify(token.token, "acme") == first
+    now[0] = first.expires_at
+    assert refusal(verifier, token.token).code is ErrorCode.TOKEN_EXPIRED
+
+
+def test_times_are_checked_on_the_verifiers_clock() -> None:
+    keys = ring()
+    token = TokenIssuer(keys, "threadwise", 60).issue("acme", "twc_1", ["a"]).token
+    issued_at = time.time()
+    later = TokenVerifier(keys, "threadwise", 60, 10, clock=lambda: issued_at + 71)
+    assert refusal(later, token).code is ErrorCode.TOKEN_EXPIRED
+    within_leeway = TokenVerifier(keys, "threadwise", 60, 10, clock=lambda: issued_at + 65)
+    assert within_leeway.verify(token, "acme").client_id == "twc_1"
+    earlier = TokenVerifier(keys, "threadwise", 60, 10, clock=lambda: issued_at - 30)
+    refused = refusal(earlier, token)
+    assert refused.code is ErrorCode.INVALID_TOKEN and "not valid yet" in refused.message
+
+
+@pytest.mark.parametrize("bad", ["soon", None, True, float("nan"), float("inf")])
+def test_times_that_are_not_numbers(bad: object) -> None:
+    now = int(time.time())
+    claims = {
+        "iss": "threadwise",
+        "aud": "acme",
+        "sub": "twc_1",
+        "orgs": ["a"],
+        "scope": "s",
+        "jti": "j",
+        "iat": now,
+        "exp": bad,
+    }
+    token = jwt.encode(claims, SECRET, algorithm="HS256", headers={"kid": "k1"})
+    refused = refusal(TokenVerifier(ring(), "threadwise", 600, 10), token)
+    assert refused.code is ErrorCode.INVALID_TOKEN
 
 
 def test_claims_of_the_wrong_type() -> None:

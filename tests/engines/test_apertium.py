@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import string
 import time
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import DATA
-from threadwise.engines.apertium import ApertiumEngine, from_stream, to_stream
+from threadwise.deadlines import Deadline
+from threadwise.engines.apertium import (
+    RESERVED,
+    ApertiumEngine,
+    carry_reserved,
+    from_stream,
+    put_back,
+    to_stream,
+)
+from threadwise.engines.translation import TranslationEngineError
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Tag, to_tagged
@@ -26,8 +42,15 @@ def apertium() -> Iterator[ApertiumEngine]:
 
 
 def test_stream_format_round_trip() -> None:
-    parts = ("a [b] ^c$ /d @e ", Tag(1, "open"), "f", Tag(1, "close"))
-    assert from_stream(to_stream(parts)).strip() == to_tagged(parts)
+    parts = ("a [b] ^c$ /d @e\x00 ", Tag(1, "open"), "f*", Tag(1, "close"), Tag(2, "atom"))
+    carried, reserved = carry_reserved(parts)
+    # Only words and blanks are left as text; each run of reserved characters is an atom.
+    assert not any(RESERVED.search(p) for p in carried if isinstance(p, str))
+    assert (
+        to_tagged(carried) == "a <x3/>b<x4/> <x5/>c<x6/> <x7/>d <x8/>e<x9/> <g1>f<x10/></g1><x2/>"
+    )
+    assert from_stream(to_stream(carried)).strip() == to_tagged(carried)
+    assert put_back(carried, reserved) == parts
     assert from_stream("^*unknown #word @other") == "^unknown word other"
 
 
@@ -73,3 +96,80 @@ def test_markdown_corpus_keeps_its_structure(apertium: ApertiumEngine) -> None:
             assert all(o is not None for o in out), (target, message, out)
             assert structure_problems(message, text) == [], (target, message, text)
             assert text != message
+
+
+# Every character Apertium's stream format reserves, the controls a user can paste, and
+# Unicode's invisible ones.
+TYPED = (
+    "\\[]^$/@{}<>*#+~|"
+    + "\x00\x01\x07\t\x0b\x0c\r\x1b\x7f\x85\xa0\xad\u200b\u200d\u202e\u2028\ufeff"
+)
+
+
+@pytest.mark.parametrize("target", ["es", "fr"])
+def test_every_character_a_user_can_type_goes_through(
+    apertium: ApertiumEngine, target: str
+) -> None:
+    """Escaped, ``^`` hung lrx-proc (it swallowed the end of the message) and ``*#~`` came
+    back as the engine's own marks, dropped."""
+    for char in TYPED:
+        text = f"Thanks a lot{char} I have{char}{char}a house{char}."
+        started = time.perf_counter()
+        [result] = apertium.translate([(text,)], "en", target)
+        assert time.perf_counter() - started < 1, repr(char)
+        assert result is not None, repr(char)
+        translated = to_tagged(result)
+        assert translated.count(char) == text.count(char), (repr(char), translated)
+        assert "casa" in translated or "maison" in translated, (repr(char), translated)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.text(
+        st.one_of(
+            st.sampled_from(TYPED + string.ascii_letters + "     .,?!"),
+            st.characters(exclude_categories=["Cs"]),
+        ),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_any_text_round_trips_its_reserved_characters(apertium: ApertiumEngine, text: str) -> None:
+    for target in ("es", "fr"):
+        [result] = apertium.translate([(text,)], "en", target)
+        assert result is not None, text
+        for char in set("".join(RESERVED.findall(text))):
+            assert to_tagged(result).count(char) == text.count(char), (text, result)
+
+
+def test_a_hung_pipeline_fails_at_once_and_is_restarted() -> None:
+    """A pipeline that stops answering (here: one of its programs stopped) fails within the
+    watchdog's time, once (the same text would hang it again), and the next text finds it
+    restarted; the other directions never wait for it."""
+    engine = ApertiumEngine(["en", "es", "fr"])
+    try:
+        engine.translate([("Good morning.",)], "en", "es")
+        pipeline = engine._pipeline(engine._mode_chain("en", "es", None)[0])
+        os.kill(pipeline._processes[5].pid, signal.SIGSTOP)  # lrx-proc, where `^` hung
+        started = time.monotonic()
+        with pytest.raises(TranslationEngineError, match="did not answer"):
+            engine.translate([("The house is red.",)], "en", "es")
+        assert time.monotonic() - started < 4
+        assert engine.translate([("Buenos días.",)], "es", "fr") == [("Bonjour.",)]
+        assert engine.translate([("The house is red.",)], "en", "es") == [("La casa es roja.",)]
+    finally:
+        engine.close()
+
+
+def test_a_long_request_stops_at_its_deadline(apertium: ApertiumEngine) -> None:
+    sentences = [("The house is red and the garden is green. " * 200,)] * 40  # 40 exchanges
+    deadline = Deadline(0.2)
+    started = time.monotonic()
+    with pytest.raises(ServiceError) as caught:
+        apertium.translate(sentences, "en", "fr", deadline=deadline)
+    assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
+    assert time.monotonic() - started < 2

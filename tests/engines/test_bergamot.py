@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
+import string
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import DATA
-from threadwise.engines.bergamot import BergamotEngine
+from threadwise.deadlines import Deadline
+from threadwise.engines.bergamot import PIECE_CHARACTERS, BergamotEngine, pieces
 from threadwise.engines.translation import TranslationEngineError
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Tag, to_tagged
@@ -58,3 +64,37 @@ def test_markdown_corpus_keeps_its_structure(bergamot: BergamotEngine) -> None:
         )
         assert structure_problems(message, text) == [], (message, text)
     assert placed >= 0.9 * total
+
+
+def test_long_text_goes_in_pieces_and_comes_back_whole(bergamot: BergamotEngine) -> None:
+    """The tiny model cut 1,600 characters of English short, to 280."""
+    text = " ".join(["Please send me the invoice for my last order, thank you."] * 30)
+    cut = pieces(text)
+    assert "".join(cut) == text and all(len(p) <= PIECE_CHARACTERS for p in cut)
+    assert all(p.endswith(". ") for p in cut[:-1])  # after a sentence
+    [result] = bergamot.translate([(text,)], "en", "pt")
+    assert result is not None
+    assert to_tagged(result).count("fatura") >= 25, result
+
+
+def test_pieces_of_text_without_sentences_or_spaces() -> None:
+    unbroken = "x" * 1000
+    assert pieces(unbroken) == ["x" * 400, "x" * 400, "x" * 200]
+    words = "word " * 200
+    assert all(p.endswith(" ") for p in pieces(words)[:-1]) and "".join(pieces(words)) == words
+
+
+def test_junk_stops_at_its_deadline(bergamot: BergamotEngine) -> None:
+    """Junk costs the model ~1 ms a character (30,000: half a minute): a deadline or a client
+    that goes away stops it between pieces."""
+    junk = "".join(random.Random(1).choice(string.ascii_letters + "    .,") for _ in range(20_000))
+    started = time.monotonic()
+    with pytest.raises(ServiceError) as caught:
+        bergamot.translate([(junk,)], "en", "pt", deadline=Deadline(0.5))
+    assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
+    assert time.monotonic() - started < 2
+    cancelled = Deadline(60)
+    cancelled.cancel()
+    with pytest.raises(ServiceError) as caught:
+        bergamot.translate([(junk,)], "en", "pt", deadline=cancelled)
+    assert caught.value.code is ErrorCode.REQUEST_CANCELLED

@@ -200,3 +200,32 @@ def test_shutdown_refuses_new_work() -> None:
         assert caught.value.code is ErrorCode.OVERLOADED
 
     asyncio.run(scenario())
+
+
+def test_a_busy_lane_holds_one_thread_and_the_others_keep_working() -> None:
+    """Two jobs of one lane (large requests) never take two threads: the second waits in
+    the queue, and work queued after it runs on the free thread."""
+
+    async def scenario() -> None:
+        queue = scheduler(8, workers=2)
+        release = threading.Event()
+        stuck = asyncio.ensure_future(queue.run(release.wait, Deadline(10), lanes={"large"}))
+        while queue.depth == 0 or queue.waiting:
+            await asyncio.sleep(0.01)
+        order: list[str] = []
+        behind = asyncio.ensure_future(
+            queue.run(lambda: order.append("large"), Deadline(60), cost=1000, lanes={"large"})
+        )
+        await asyncio.sleep(0.01)
+        # A thread is free for other work: the large job waiting for its lane is not ahead.
+        assert queue.expected_wait() < 0.1
+        began = time.monotonic()
+        await queue.run(lambda: order.append("other lane"), Deadline(10), lanes={"other"})
+        await queue.run(lambda: order.append("no lane"), Deadline(10))
+        assert time.monotonic() - began < 0.5 and order == ["other lane", "no lane"]
+        release.set()
+        await asyncio.gather(stuck, behind)
+        assert order == ["other lane", "no lane", "large"]
+        queue.shutdown()
+
+    asyncio.run(scenario())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -42,34 +43,50 @@ def test_a_repeated_key_gets_the_stored_answer(store: IdempotencyStore) -> None:
     asyncio.run(scenario())
 
 
-def test_a_second_request_waits_for_the_first(store: IdempotencyStore) -> None:
+def found_running(store: IdempotencyStore, monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set once a claim has found its key held by a running request (and so waits)."""
+    found = asyncio.Event()
+    attempt = store._try_claim
+
+    async def observed(*args: Any) -> tuple[str, Any | None] | None:
+        state = await attempt(*args)
+        if state is not None and state[1] is None:
+            found.set()
+        return state
+
+    monkeypatch.setattr(store, "_try_claim", observed)
+    return found
+
+
+def test_a_second_request_waits_for_the_first(
+    store: IdempotencyStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def scenario() -> None:
         first = await store.claim("t:org", "k2", "fp", wait_seconds=1, lease_seconds=10)
-
-        async def finish_later() -> None:
-            await asyncio.sleep(0.3)
-            await store.complete(first, {"results": []})
-
-        finishing = asyncio.ensure_future(finish_later())
-        second = await store.claim("t:org", "k2", "fp", wait_seconds=5, lease_seconds=10)
-        await finishing
-        assert second.answer == {"results": []} and second.waited
+        waiting = found_running(store, monkeypatch)
+        second = asyncio.ensure_future(
+            store.claim("t:org", "k2", "fp", wait_seconds=30, lease_seconds=10)
+        )
+        await waiting.wait()
+        await store.complete(first, {"results": []})
+        assert (await second).answer == {"results": []} and (await second).waited
 
     asyncio.run(scenario())
 
 
-def test_released_key_is_claimed_by_the_waiting_request(store: IdempotencyStore) -> None:
+def test_released_key_is_claimed_by_the_waiting_request(
+    store: IdempotencyStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def scenario() -> None:
         first = await store.claim("t:org", "k3", "fp", wait_seconds=1, lease_seconds=10)
-
-        async def give_up_later() -> None:
-            await asyncio.sleep(0.2)
-            await store.release(first)
-
-        releasing = asyncio.ensure_future(give_up_later())
-        second = await store.claim("t:org", "k3", "fp", wait_seconds=5, lease_seconds=10)
-        await releasing
-        assert second.owner is not None and second.owner != first.owner
+        waiting = found_running(store, monkeypatch)
+        second = asyncio.ensure_future(
+            store.claim("t:org", "k3", "fp", wait_seconds=30, lease_seconds=10)
+        )
+        await waiting.wait()
+        await store.release(first)
+        claimed = await second
+        assert claimed.owner is not None and claimed.owner != first.owner and claimed.waited
 
     asyncio.run(scenario())
 

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from threadwise.superpowers.routing import RouteError, TranslationRouter, draft_engine, uses_llm
+from threadwise.superpowers.routing import (
+    NO_ENGINE,
+    RouteError,
+    TranslationRouter,
+    draft_engine,
+    uses_llm,
+)
 
 AVAILABLE = {
     "apertium": {("en", "es"), ("es", "en")},
@@ -38,7 +44,7 @@ def test_unavailable_or_unmeasured_choices_fall_back_sensibly() -> None:
     en_pt = router.route("en", "pt")
     assert en_pt is not None and en_pt.fast == "bergamot" and en_pt.quality == "llm"
     en_de = router.route("en", "de")
-    assert en_de is not None and (en_de.quality, en_de.fast) == ("llm", "llm")  # no MT for German
+    assert en_de is not None and (en_de.quality, en_de.fast) == ("llm", NO_ENGINE)  # no German MT
 
 
 def test_configuration_overrides_the_table() -> None:
@@ -54,3 +60,21 @@ def test_configuration_overrides_the_table() -> None:
 def test_engine_names() -> None:
     assert uses_llm("llm+apertium") and uses_llm("llm") and not uses_llm("apertium")
     assert draft_engine("llm+bergamot") == "bergamot" and draft_engine("llm") is None
+
+
+def test_the_fast_tier_never_runs_on_the_model() -> None:
+    """Where no fast engine has the direction, the fast tier returns text as written."""
+    table = {"directions": {"en-de": {"quality": "llm", "fast": "llm", "candidates": {}}}}
+    router = TranslationRouter(AVAILABLE, table)
+    en_de = router.route("en", "de")
+    assert en_de is not None and (en_de.quality, en_de.fast) == ("llm", NO_ENGINE)
+    assert all(not uses_llm(route.fast) for route in router.routes())
+    with pytest.raises(RouteError, match="milliseconds"):
+        TranslationRouter(AVAILABLE, TABLE, {"en-es": {"fast": "llm+apertium"}})
+    with pytest.raises(RouteError, match="cannot translate"):
+        TranslationRouter(AVAILABLE, TABLE, {"en-es": {"quality": NO_ENGINE}})
+    silenced = TranslationRouter(AVAILABLE, TABLE, {"en-es": {"fast": NO_ENGINE}}).route("en", "es")
+    assert silenced is not None and silenced.fast == NO_ENGINE
+    # The table as committed: German has no fast engine.
+    committed = TranslationRouter({**AVAILABLE, "llm": {("de", "en"), ("en", "de")}})
+    assert [r.fast for r in committed.routes() if "de" in (r.source, r.target)] == [NO_ENGINE] * 2

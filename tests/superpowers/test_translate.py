@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,7 +89,12 @@ class DroppingEngine:
         pass
 
     def translate(
-        self, segments: Sequence[Parts], source: str, target: str, region: str | None = None
+        self,
+        segments: Sequence[Parts],
+        source: str,
+        target: str,
+        region: str | None = None,
+        deadline: Deadline | None = None,
     ) -> list[Parts | None]:
         return [("TRADUCIDO " + "".join(p for p in s if isinstance(p, str)),) for s in segments]
 
@@ -142,3 +148,118 @@ def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> No
     for message, item in zip(corpus, done, strict=True):
         assert structure_problems(message, item.text) == [], (message, item.text)
         assert item.text != message and item.engine != "none"
+
+
+def fast_pool(workers: int = 2) -> Scheduler:
+    """Threads for the fast engines, as the services build them."""
+    return Scheduler(capacity=8, name="fast", workers=workers, typical_seconds=(0.02, 0.02))
+
+
+def superpower_with(
+    services: Services, llm: Scheduler, fast: Scheduler, seconds: float
+) -> TranslateSuperpower:
+    deadlines = DeadlinePolicy(base=seconds, per_thousand_characters=0, ceiling=seconds)
+    return TranslateSuperpower(services.translator, llm, fast, deadlines)
+
+
+def test_the_fast_tier_never_waits_for_the_model(services: Services) -> None:
+    """German has no fast engine: its messages come back as written at once, even with the
+    model busy, rather than going to the model ("hi" took 9.5 s)."""
+    busy = Scheduler(capacity=1, name="busy-llm")
+    pool = fast_pool()
+    release = threading.Event()
+    superpower = superpower_with(services, busy, pool, 30)
+    contents = ["Guten Morgen, ich habe eine Frage zu meiner Bestellung vom Montag.", "hi", "ok"]
+
+    async def scenario() -> tuple[list[Any], float]:
+        blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))
+        await asyncio.sleep(0.05)
+        try:
+            began = time.monotonic()
+            results = await superpower(
+                body(contents, targetLanguages=["en"], translationMode="fast")
+            )
+            return results, time.monotonic() - began
+        finally:
+            release.set()
+            await blocker
+
+    [items], seconds = asyncio.run(scenario())
+    assert seconds < 1
+    assert [i.content for i in items] == contents
+    assert [(i.engine, i.sourceLanguage) for i in items] == [("none", "de")] * 3
+    busy.shutdown()
+    pool.shutdown()
+
+
+def test_unsure_messages_take_the_requests_language_then_the_channels(
+    services: Services,
+) -> None:
+    """ "ok" alone reads as German and "Hello 0." as Italian, both unsure: beside a sure
+    English conversation they are English; alone, the channel's language decides."""
+    data = minimal_body(settings={"targetLanguages": ["es"]})
+    data["session"]["channel"]["language"] = None
+    english = data["request"]["scope"]["conversations"][0]
+    lone = [
+        {"conversationId": f"c{n}", "messages": [{"content": c}]}
+        for n, c in enumerate(["ok", "Hello 0."])
+    ]
+    data["request"]["scope"]["conversations"] = [english, *lone]
+    job = services.translator.plan(parse_message_body(data, PayloadLimits()))
+    _, languages = services.translator.prepare(job)
+    assert languages == ["en", "en", "en", "en"]
+    # Alone in the request, with an English channel translated into Spanish.
+    alone = body(["Hello 0."], targetLanguages=["es"])
+    job = services.translator.plan(alone)
+    assert job.hint == "en" and services.translator.prepare(job)[1] == ["en"]
+    # The channel's language as the target says nothing of the source.
+    assert services.translator.plan(body(["Hello 0."])).hint is None
+
+
+def test_each_target_language_once(services: Services) -> None:
+    with pytest.raises(ServiceError) as caught:
+        services.translator.plan(body(["Hi"], targetLanguages=["es-ES", "fr", "es-es"]))
+    assert caught.value.code is ErrorCode.PAYLOAD_SCHEMA_MISMATCH
+    assert "targetLanguages[2]" in caught.value.message and "'es-ES'" in caught.value.message
+    job = services.translator.plan(body(["Hi"], targetLanguages=["pt-BR", "pt-PT", "pt"]))
+    assert [t.tag for t in job.targets] == ["pt-BR", "pt-PT", "pt"]
+
+
+LONG_ENGLISH = " ".join(["Please send me the invoice for my last order, thank you."] * 250)
+
+
+def test_fast_work_stops_at_the_deadline(services: Services) -> None:
+    """About 20 s of Bergamot work (four messages of 14,000 characters, two targets) ends at its 1 s
+    deadline, not when it is done."""
+    pool = fast_pool()
+    superpower = superpower_with(services, services.llm_queue, pool, 1)
+    request = body([LONG_ENGLISH] * 4, targetLanguages=["pt-BR", "pt-PT"], translationMode="fast")
+    began = time.monotonic()
+    with pytest.raises(ServiceError) as caught:
+        asyncio.run(superpower(request))
+    assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
+    assert time.monotonic() - began < 3
+    pool.shutdown()
+
+
+def test_a_client_that_leaves_frees_the_fast_threads(services: Services) -> None:
+    pool = fast_pool(workers=1)
+    superpower = superpower_with(services, services.llm_queue, pool, 120)
+    large = body([LONG_ENGLISH] * 4, targetLanguages=["pt-BR", "pt-PT"], translationMode="fast")
+    small = body(["Where is my parcel?"], targetLanguages=["pt-BR"], translationMode="fast")
+
+    async def scenario() -> float:
+        abandoned = asyncio.ensure_future(superpower(large))
+        while pool.depth == 0 or pool.waiting:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)
+        abandoned.cancel()  # what a dropped connection does
+        began = time.monotonic()
+        [[item]] = await superpower(small)
+        assert item.engine == "bergamot:en-pt-tiny"
+        with pytest.raises(asyncio.CancelledError):
+            await abandoned
+        return time.monotonic() - began
+
+    assert asyncio.run(scenario()) < 2
+    pool.shutdown()

@@ -11,6 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from threadwise import INTERFACE_VERSION, __version__
 from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
+from threadwise.api.openapi import openapi_document
 from threadwise.api.records import RequestRecords
 from threadwise.api.routes import auth, languages, metrics, operations, superpowers
 from threadwise.services import Services
@@ -61,6 +62,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     sockets = websocket.SocketRegistry()
     app.state.services = services
     app.state.sockets = sockets
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     install_error_handlers(app)
     app.include_router(operations.router)
     app.include_router(auth.router)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from fastapi import Request
 
 from threadwise.errors import ServiceError
-from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.payload import PayloadLimits, decode_json, parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody
 
 
@@ -20,19 +18,7 @@ async def read_message_body(request: Request, max_bytes: int, limits: PayloadLim
             f"got {media_type or 'no Content-Type'!r}.",
         )
     raw = await _read_limited(request, max_bytes)
-    try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = (
-            f" (line {exc.lineno}, column {exc.colno})"
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
-        )
-        raise ServiceError(
-            ErrorCode.INVALID_JSON,
-            f"The body is not valid UTF-8 JSON{where}: {exc}. Send a JSON object with "
-            "'session' and 'request'.",
-        ) from None
+    data = decode_json(raw, "The body", "Send UTF-8 JSON: an object with 'session' and 'request'.")
     return parse_message_body(data, limits)
 
 

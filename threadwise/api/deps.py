@@ -11,8 +11,8 @@ from fastapi.security.base import SecurityBase
 
 from threadwise.api.body import read_message_body
 from threadwise.api.records import record_of
-from threadwise.auth.gate import Principal, bearer_token, check_metrics_token
-from threadwise.payload import character_count
+from threadwise.auth.gate import Principal, bearer_token, check_metrics_access
+from threadwise.payload import charged_characters
 from threadwise.protocol import MessageBody
 from threadwise.services import Services
 
@@ -75,20 +75,29 @@ async def get_admitted(
     )
     body = await read_message_body(request, services.settings.max_body_bytes, services.limits)
     organization = body.request.context.organizationId
-    record_of(request).organization = organization  # refusals are counted by organization
-    await services.auth.gate.admit(caller, organization, character_count(body))
+    services.auth.gate.authorize(caller, organization)
+    record_of(request).organization = organization  # rate-limited ones are counted by it
+    action = request.url.path.rpartition("/")[2]  # /message/<action>
+    await services.auth.gate.admit(caller, organization, charged_characters(body, action))
     return Admitted(services, caller, body)
 
 
 AdmittedRequest = Annotated[Admitted, Depends(get_admitted)]
 
 
-async def require_metrics_token(
-    services: ServicesDep, authorization: Annotated[str | None, Security(_authorization)]
+async def require_metrics_access(
+    request: Request,
+    services: ServicesDep,
+    authorization: Annotated[str | None, Security(_authorization)],
 ) -> None:
-    """For ``/metrics``: its own token when THREADWISE_METRICS_TOKEN is set, else open."""
+    """For ``/metrics``: its own token when THREADWISE_METRICS_TOKEN is set, else only from
+    this machine."""
     configured = services.settings.metrics_token
-    check_metrics_token(authorization, configured.get_secret_value() if configured else None)
+    check_metrics_access(
+        authorization,
+        configured.get_secret_value() if configured else None,
+        request.client.host if request.client else None,
+    )
 
 
-MetricsAccess = Depends(require_metrics_token)
+MetricsAccess = Depends(require_metrics_access)

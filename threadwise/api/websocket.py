@@ -23,8 +23,15 @@ from starlette.websockets import WebSocketState
 
 from threadwise.api.errors import error_response
 from threadwise.errors import ServiceError
-from threadwise.payload import character_count, check_limits, json_type, validate
+from threadwise.payload import (
+    charged_characters,
+    check_limits,
+    decode_json,
+    json_type,
+    validate,
+)
 from threadwise.protocol import (
+    MAX_ECHOED_ID_LENGTH,
     Envelope,
     ErrorCode,
     MessageBody,
@@ -34,6 +41,7 @@ from threadwise.protocol import (
     SocketMessage,
     SocketPlainMessage,
     completed_envelope,
+    echoed_id,
     error_envelope,
     results_envelope,
     socket_reply,
@@ -188,8 +196,14 @@ class SocketSession:
                     data: bytes = message.get("bytes") or b""
                     size = len(data)
                     text = data.decode("utf-8", errors="replace")
+                elif text.isascii():
+                    size = len(text)
                 else:
-                    size = len(text) if text.isascii() else len(text.encode())
+                    # "surrogatepass": a lone surrogate (only an in-process client can send
+                    # one; a wire frame is UTF-8) is read as U+FFFD, as the JSON decoder does.
+                    data = text.encode("utf-8", "surrogatepass")
+                    size = len(data)
+                    text = data.decode("utf-8", errors="replace")
                 if size > self.max_frame_bytes:
                     # uvicorn refuses such a frame itself (ws_max_size); other servers may not.
                     limit = self.max_frame_bytes // 1024
@@ -208,90 +222,56 @@ class SocketSession:
     # --- frames in ---------------------------------------------------------------------------
 
     def on_frame(self, text: str) -> None:
-        """Start the frame's request, or answer it at once (a bad frame, a cancel, too many)."""
+        """Start the frame's request, or answer it at once (a bad frame, a cancel, too many).
+        Whatever the frame holds, it is answered and the socket stays open."""
+        ids = _FrameIds(None, UNKNOWN_SUPERPOWER)
         try:
-            data = json.loads(text)
-        except ValueError as exc:
+            data = read_frame(text)
+            ids = _frame_ids(data)
+            self._start(data, ids)
+        except ServiceError as exc:
+            self._error(ids, exc.code, exc.message)
+        except Exception:
+            log.exception("unexpected error reading a websocket frame")
             self._error(
-                _FrameIds(None, UNKNOWN_SUPERPOWER),
-                ErrorCode.INVALID_JSON,
-                f"The frame is not valid JSON ({exc}). Send a JSON object such as "
-                '{"action": "message", "headers": {"correlationId": …, "action": "summarize"}, '
-                '"payload": {"session": …, "request": …}}.',
+                ids,
+                ErrorCode.PROCESSING_FAILED,
+                "The frame could not be read inside the service; it has been logged. Send it "
+                "again; if it keeps failing, report its correlation id.",
             )
-            return
-        if not isinstance(data, dict):
-            self._error(
-                _FrameIds(None, UNKNOWN_SUPERPOWER),
-                ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
-                f"A frame must be a JSON object with 'action', 'headers' and 'payload', got a "
-                f"JSON {json_type(data)}.",
-            )
-            return
-        ids = _frame_ids(data)
+
+    def _start(self, data: dict[str, Any], ids: _FrameIds) -> None:
         kind = data.get("action")
         if kind == "cancel":
-            self._cancel(data, ids)
+            self._cancel(data)
             return
-        if kind not in (None, "message"):
-            self._error(
-                ids,
-                ErrorCode.UNKNOWN_ACTION,
-                f"Unknown frame action {_shown(kind)}: send 'message' (a superpower request) or "
-                "'cancel'.",
-            )
-            return
-        if ids.correlation_id is None:
-            self._error(
-                ids,
-                ErrorCode.REQUIRED_FIELDS_MISSING,
-                "The frame has no correlation id: set headers.correlationId to a non-empty "
-                "string, which the reply echoes.",
-            )
-            return
-        if ids.action not in SUPERPOWERS:
-            where = "headers.action" if kind == "message" else "headers.action or actionType"
-            if ids.action == UNKNOWN_SUPERPOWER:
-                self._error(
-                    ids,
-                    ErrorCode.REQUIRED_FIELDS_MISSING,
-                    f"The frame names no superpower: set {where} to 'summarize' or 'translate'.",
-                )
-            else:
-                self._error(
-                    ids,
-                    ErrorCode.UNKNOWN_ACTION,
-                    f"There is no superpower {_shown(ids.action)} here; set {where} to "
-                    "'summarize' or 'translate'.",
-                )
-            return
+        correlation_id = check_request_frame(kind, ids)
         if self.draining:
-            self._error(
-                ids,
+            raise ServiceError(
                 ErrorCode.OVERLOADED,
                 "The server is shutting down and takes no new requests; send it again on a new "
                 "connection in a few seconds.",
             )
-            return
         if len(self.in_flight) >= self.max_in_flight:
-            self._error(
-                ids,
+            raise ServiceError(
                 ErrorCode.OVERLOADED,
                 f"This socket already has {len(self.in_flight)} requests in flight, the most "
                 "allowed. Wait for a reply before sending more, or open another connection.",
             )
-            return
-        request = SocketRequest(ids.correlation_id, ids.action, ids.trace_id, ids.idempotency_key)
+        request = SocketRequest(correlation_id, ids.action, ids.trace_id, ids.idempotency_key)
         request.task = asyncio.create_task(self._answer(request, data, sdk=kind == "message"))
         request.task.add_done_callback(lambda _: self._settled(request))
         self.in_flight.add(request)
 
-    def _cancel(self, data: dict[str, Any], ids: _FrameIds) -> None:
+    def _cancel(self, data: dict[str, Any]) -> None:
         try:
             cancel = validate(SocketCancel, data)
         except ServiceError as exc:
-            self._error(ids, exc.code, f"A cancel frame needs headers.correlationId. {exc.message}")
-            return
+            raise ServiceError(
+                exc.code,
+                "A cancel frame needs headers.correlationId, a string of 1 to "
+                f"{MAX_ECHOED_ID_LENGTH} characters. {exc.message}",
+            ) from None
         # A cancel for a request already answered (or never sent) has nothing to stop.
         for request in self.in_flight:
             if request.correlation_id == cancel.headers.correlationId and request.task:
@@ -315,8 +295,9 @@ class SocketSession:
             request.request = body.request
             check_limits(body, self.services.limits)
             organization = body.request.context.organizationId
+            gate.authorize(principal, organization)
             record.organization = organization
-            await gate.admit(principal, organization, character_count(body))
+            await gate.admit(principal, organization, charged_characters(body, request.action))
             scope = f"{principal.claims.tenant}:{organization}"
             envelope = await self._run(request, body, scope, record)
         except ServiceError as exc:
@@ -395,12 +376,8 @@ class SocketSession:
         reply = socket_reply(
             envelope, to.correlation_id, to.action, to.trace_id, to.idempotency_key
         ).to_wire()
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
-        try:
-            text.encode()
-        except UnicodeEncodeError:  # a lone surrogate, echoed from the request: keep it escaped
-            text = json.dumps(reply, separators=(",", ":"))
-        self._outbox.put_nowait(text)
+        # Frames are decoded without lone surrogates (decode_json): every reply is UTF-8.
+        self._outbox.put_nowait(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
 
     async def _write(self) -> None:
         """The socket's only sender: frames go out whole, in the order they were ready."""
@@ -434,6 +411,61 @@ class SocketSession:
                 log.debug("close %d not sent", code, exc_info=True)
 
 
+FRAME_EXAMPLE = (
+    '{"action": "message", "headers": {"correlationId": …, "action": "summarize"}, '
+    '"payload": {"session": …, "request": …}}'
+)
+
+
+def read_frame(text: str) -> dict[str, Any]:
+    """A frame's JSON object, or the ``ServiceError`` to answer it with."""
+    data = decode_json(text, "The frame", f"Send a JSON object such as {FRAME_EXAMPLE}.")
+    if not isinstance(data, dict):
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+            f"A frame must be a JSON object with 'action', 'headers' and 'payload', got a "
+            f"JSON {json_type(data)}.",
+        )
+    return data
+
+
+def check_request_frame(kind: Any, ids: _FrameIds) -> str:
+    """A request frame's correlation id; refused if it has none usable, or names no known
+    superpower."""
+    if kind not in (None, "message"):
+        raise ServiceError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"Unknown frame action {_shown(kind)}: send 'message' (a superpower request) or "
+            "'cancel'.",
+        )
+    if ids.correlation_id is None:
+        raise ServiceError(
+            ErrorCode.REQUIRED_FIELDS_MISSING,
+            "The frame has no correlation id: set headers.correlationId to a non-empty "
+            "string, which the reply echoes.",
+        )
+    if len(ids.correlation_id) > MAX_ECHOED_ID_LENGTH:
+        # The reply could echo only part of it, and the client would not know it for its own.
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+            f"The correlation id has {len(ids.correlation_id)} characters; at most "
+            f"{MAX_ECHOED_ID_LENGTH} are accepted (a UUID has 36). Send a shorter one.",
+        )
+    if ids.action not in SUPERPOWERS:
+        where = "headers.action" if kind == "message" else "headers.action or actionType"
+        if ids.action == UNKNOWN_SUPERPOWER:
+            raise ServiceError(
+                ErrorCode.REQUIRED_FIELDS_MISSING,
+                f"The frame names no superpower: set {where} to 'summarize' or 'translate'.",
+            )
+        raise ServiceError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"There is no superpower {_shown(ids.action)} here; set {where} to "
+            "'summarize' or 'translate'.",
+        )
+    return ids.correlation_id
+
+
 def _frame_ids(data: dict[str, Any]) -> _FrameIds:
     """Correlation id, superpower and trace ids, from wherever the frame has them."""
     headers = data.get("headers")
@@ -462,7 +494,7 @@ def _frame_ids(data: dict[str, Any]) -> _FrameIds:
     trace_id, key = headers.get("traceId"), headers.get("idempotencyKey")
     return _FrameIds(
         correlation_id,
-        action.lower() if action.lower() in SUPERPOWERS else action,
+        action.lower() if action.lower() in SUPERPOWERS else echoed_id(action),
         trace_id if isinstance(trace_id, str) else None,
         key if isinstance(key, str) else None,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 
@@ -26,6 +27,13 @@ def new_client_secret() -> str:
 def is_client_id(value: str) -> bool:
     """Whether ``value`` has the form of a client id (so it is safe to record)."""
     return _CLIENT_ID.fullmatch(value) is not None
+
+
+def client_reference(client_id: str) -> str:
+    """A short stand-in for what was sent as a client id, for logs and limiter keys: the
+    same for the same id, never the id itself (nor a secret pasted in its place)."""
+    digest = hashlib.sha256(client_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"client#{digest[:12]}"
 
 
 class SecretHasher:

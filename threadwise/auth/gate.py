@@ -7,6 +7,7 @@ the upgrade (401 before the socket opens) and both methods again for every messa
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from dataclasses import dataclass
 
 import anyio.to_thread
@@ -94,10 +95,12 @@ class Gatekeeper:
         )
         return Principal(claims, limits)
 
-    async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
-        """Let one request of ``characters`` characters act for ``organization_id``, or refuse
-        it: ``FORBIDDEN_ORGANIZATION``, or ``RATE_LIMITED`` with the seconds to wait."""
-        organizations, limits = principal.claims.organizations, principal.limits
+    @staticmethod
+    def authorize(principal: Principal, organization_id: str) -> None:
+        """Let the caller act for ``organization_id``, or refuse: ``FORBIDDEN_ORGANIZATION``.
+        Until this passes, the organization id is only what the request claims (not a label
+        for metrics, say)."""
+        organizations = principal.claims.organizations
         if organization_id not in organizations:
             allowed = ", ".join(repr(org) for org in sorted(organizations)[:5])
             raise ServiceError(
@@ -107,6 +110,12 @@ class Gatekeeper:
                 f"{', …' if len(organizations) > 5 else ''}). Use a client "
                 "registered for that organization.",
             )
+
+    async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
+        """Let one request of ``characters`` characters act for ``organization_id``, or refuse
+        it: ``FORBIDDEN_ORGANIZATION``, or ``RATE_LIMITED`` with the seconds to wait."""
+        self.authorize(principal, organization_id)
+        limits = principal.limits
         # Keyed by tenant and organization: one organization's traffic never uses up
         # another's limits, whichever client sends it.
         scope = f"{principal.claims.tenant}:{organization_id}"
@@ -127,10 +136,19 @@ class Gatekeeper:
             )
 
 
-def check_metrics_token(authorization: str | None, expected: str | None) -> None:
-    """Let a scrape of ``/metrics`` in: anyone when no metrics token is configured, else
-    only ``Authorization: Bearer <metrics token>``."""
+def check_metrics_access(
+    authorization: str | None, expected: str | None, address: str | None
+) -> None:
+    """Let a scrape of ``/metrics`` in: with a metrics token configured, only
+    ``Authorization: Bearer <metrics token>``; without one, only this machine (a loopback
+    ``address``)."""
     if expected is None:
+        if not _is_loopback(address):
+            raise ServiceError(
+                ErrorCode.MISSING_TOKEN,
+                "/metrics answers only this machine unless the server has a metrics token: "
+                "set THREADWISE_METRICS_TOKEN there and send 'Authorization: Bearer <it>'.",
+            )
         return
     token = bearer_token(authorization)
     if token is None:
@@ -143,3 +161,10 @@ def check_metrics_token(authorization: str | None, expected: str | None) -> None
             ErrorCode.INVALID_TOKEN,
             "The metrics token is wrong; use the value of THREADWISE_METRICS_TOKEN.",
         )
+
+
+def _is_loopback(address: str | None) -> bool:
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:  # not an IP address: a Unix socket's peer, a test client's name
+        return False

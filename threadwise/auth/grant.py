@@ -2,12 +2,19 @@
 
 Errors are OAuth2's own JSON (`decisions.md` §3), not the superpower error envelope. Every
 answer about a client, wrong secret, unknown id, revoked or another tenant's, is the same
-``invalid_client``: only the audit log tells them apart. Failed attempts are limited per
-client id and per address; past the limit even the right secret waits.
+``invalid_client``: only the audit log tells them apart.
+
+Failed attempts are limited per client id from one address, and per address, as OAuth
+servers do: a guesser is stopped (past the limit even the right secret waits, so guessing
+does not pay), but failures from one address never lock the client out elsewhere. An IPv6
+address counts as its /64 network, which one host usually holds whole. Each request reserves
+a failure before its secret is checked and gives it back when the secret is right, so that
+concurrent guesses cannot all pass a limit none of them has counted yet.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +23,7 @@ import anyio.to_thread
 
 from threadwise.auth.audit import AuditLog
 from threadwise.auth.clients import ClientRegistry, SecretCheck
-from threadwise.auth.credentials import is_client_id
+from threadwise.auth.credentials import client_reference, is_client_id
 from threadwise.auth.ratelimit import Quota, RateLimiter
 from threadwise.auth.tenancy import tenant_of
 from threadwise.auth.tokens import TokenIssuer
@@ -60,6 +67,9 @@ class ClientCredentials:
 
 @dataclass(frozen=True)
 class FailureLimits:
+    """Failed token requests a minute: for one client id from one address, and from one
+    address whatever the client id."""
+
     per_client_per_minute: int
     per_address_per_minute: int
 
@@ -120,7 +130,7 @@ class ClientCredentialsGrant:
                 f"<tenant>.{self.base_domain}.",
             )
         failures = self._failure_quotas(client_id, address)
-        wait = await self.limiter.check(failures)
+        wait = await self.limiter.acquire(failures)  # released below if the secret is right
         if wait > 0:
             await self._refuse(tenant, client_id, address, "too_many_failures")
             raise OAuthError(
@@ -133,7 +143,6 @@ class ClientCredentialsGrant:
         check = await anyio.to_thread.run_sync(self.clients.check_secret, client_id, secret)
         reason = _refusal(check, tenant)
         if reason is not None or check.client is None:
-            await self.limiter.acquire(failures)
             await self._refuse(tenant, client_id, address, reason or "unknown_client")
             raise OAuthError(
                 401,
@@ -142,6 +151,7 @@ class ClientCredentialsGrant:
                 "secret that `threadwise clients create` printed.",
                 basic_challenge=credentials.via_basic,
             )
+        await self.limiter.release(failures)
         client = check.client
         issued = self.issuer.issue(tenant, client.client_id, client.organizations)
         await anyio.to_thread.run_sync(self.clients.mark_used, client.client_id, address)
@@ -149,19 +159,39 @@ class ClientCredentialsGrant:
 
     def _failure_quotas(self, client_id: str, address: str | None) -> list[Quota]:
         limits = self.failure_limits
-        quotas = [Quota(f"token-failures:client:{client_id[:64]}", limits.per_client_per_minute)]
+        source = failure_source(address) if address else "unknown"
+        quotas = [
+            Quota(
+                f"token-failures:client:{client_reference(client_id)}:{source}",
+                limits.per_client_per_minute,
+            )
+        ]
         if address:
-            quotas.append(Quota(f"token-failures:address:{address}", limits.per_address_per_minute))
+            quotas.append(Quota(f"token-failures:address:{source}", limits.per_address_per_minute))
         return quotas
 
     async def _refuse(self, tenant: str, client_id: str, address: str | None, reason: str) -> None:
-        shown = client_id if is_client_id(client_id) else "(not a client id)"
+        shown = client_reference(client_id) if is_client_id(client_id) else "(not a client id)"
         log.info("token refused for %s from %s: %s", shown, address or "?", reason)
         await anyio.to_thread.run_sync(
             lambda: self.audit.record(
                 "token_refused", tenant=tenant, client_id=client_id, address=address, detail=reason
             )
         )
+
+
+def failure_source(address: str) -> str:
+    """Where failed token requests are counted from: an IPv6 address's /64 network, an IPv4
+    address (also when mapped into IPv6), or the address as given if it is neither."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 def _refusal(check: SecretCheck, tenant: str) -> str | None:

@@ -2,11 +2,13 @@
 
 Claims (`decisions.md` §3): ``iss``, ``aud`` (the tenant), ``sub`` (the client id), ``orgs``,
 ``scope``, ``iat``, ``exp`` and ``jti``. A key verifies only tokens of its own algorithm, so
-``alg: none`` and HS256/RS256 confusion never reach a signature check.
+``alg: none`` and HS256/RS256 confusion never reach a signature check. Times (``exp``,
+``iat``, ``nbf``) are checked against the verifier's clock, not the library's.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
@@ -180,15 +182,13 @@ class TokenVerifier:
                 algorithms=[key.algorithm],
                 audience=tenant,
                 issuer=issuer,
-                leeway=self.leeway_seconds,
-                options={"require": required or _EXTERNAL_CLAIMS},
+                options={
+                    "require": required or _EXTERNAL_CLAIMS,
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                },
             )
-        except jwt.ExpiredSignatureError:
-            raise ServiceError(
-                ErrorCode.TOKEN_EXPIRED, f"The token has expired. {_FETCH_NEW}"
-            ) from None
-        except jwt.ImmatureSignatureError:
-            raise invalid("it is not valid yet (its iat or nbf is in the future)") from None
         except jwt.InvalidAudienceError:
             raise invalid(
                 f"it was issued for another tenant, not {tenant!r}; fetch one from this "
@@ -204,7 +204,28 @@ class TokenVerifier:
             raise invalid("its signature does not match") from None
         except jwt.InvalidTokenError:
             raise invalid("it is not a well-formed signed JWT") from None
+        self._check_times(claims)
         return claims
+
+    def _check_times(self, claims: dict[str, Any]) -> None:
+        now, leeway = self.clock(), self.leeway_seconds
+        expires = _time_claim(claims, "exp")
+        if expires is not None and expires <= now - leeway:
+            raise ServiceError(ErrorCode.TOKEN_EXPIRED, f"The token has expired. {_FETCH_NEW}")
+        for name in ("iat", "nbf"):
+            start = _time_claim(claims, name)
+            if start is not None and start > now + leeway:
+                raise invalid("it is not valid yet (its iat or nbf is in the future)")
+
+
+def _time_claim(claims: dict[str, Any], name: str) -> float | None:
+    """A time claim (seconds since 1970), ``None`` if absent; ``INVALID_TOKEN`` if not one."""
+    value = claims.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise invalid(f"its {name!r} claim is not a time (a number of seconds since 1970)")
+    return float(value)
 
 
 def _kid(token: str) -> str | None:

@@ -4,7 +4,10 @@ Like Debian's ``apertium-apy``, each direction's mode file is run as its chain o
 in null-flush mode (``-z``): a message ends with ``\\0``, and a marker message after it
 pushes the last one through the programs that hold a token back. Unlike APy, formatting is
 handled here rather than by a ``apertium-deshtml`` process per request: tags become Apertium
-superblanks (``[<g1>]``), which every program passes through in place.
+superblanks (``[<g1>]``), which every program passes through in place. So do the characters
+the stream format reserves: escaping them is not enough (lrx-proc reads ``\\^`` as the start
+of a word and swallows the end of the message, which hangs the pipeline; the generator writes
+``\\*`` back unescaped, where it reads as its own mark), so they never reach the programs.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from threadwise.deadlines import Deadline
 from threadwise.engines.translation import TranslationEngineError
-from threadwise.text.tagged import Parts, Tag, parse_tags, split_tags, tags_of, to_tagged
+from threadwise.text.tagged import Part, Parts, Tag, parse_tags, split_tags, tags_of, to_tagged
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +46,29 @@ _ISO_639_1 = {
     "glg": "gl",
 }
 _MODE_NAME = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?:_([A-Za-z]+))?$")
-# Characters with a meaning in Apertium's stream format.
-_STREAM_SPECIAL = re.compile(r"([\\\[\]^$/@{}<>*#+~|])")
+# Characters with a meaning in Apertium's stream format, and ones its programs lose (NUL ends
+# a message in null-flush mode, other controls are not text, lt-proc drops a soft hyphen).
+# Each run of them goes through the pipeline as a superblank of its own.
+RESERVED = re.compile(r"[\\\[\]^$/@{}<>*#+~|\x00-\x08\x0b\x0c\x0e-\x1f\x7f\xad]+")
 # An unknown word (*), an untranslated one (@) and a generation gap (#) are marked by the
 # engine; the marks are dropped, the words kept.
 _ENGINE_MARKS = frozenset("*@#~")
 
 
+# An exchange takes milliseconds (~200,000 characters a second on this machine): one that
+# takes longer than this watchdog has hung, and the pipeline is restarted. The programs of a
+# pipeline just started load their dictionaries first (0.1 s here).
+WATCHDOG_SECONDS = 2.0
+WATCHDOG_BYTES_PER_SECOND = 20_000
+WATCHDOG_START_SECONDS = 5.0
+# Larger requests go through in several exchanges, their deadline checked between them.
+EXCHANGE_CHARACTERS = 32_768
+
+
 class ApertiumPipeline:
     """One direction's programs, started once and kept running."""
 
-    def __init__(self, mode_file: Path, timeout: float = 10.0) -> None:
+    def __init__(self, mode_file: Path, timeout: float = WATCHDOG_SECONDS) -> None:
         self.mode_file = mode_file
         self.name = mode_file.stem
         self.timeout = timeout
@@ -86,16 +102,30 @@ class ApertiumPipeline:
         return bool(self._processes) and all(p.poll() is None for p in self._processes)
 
     def translate(self, texts: Sequence[str]) -> list[str]:
-        """Translate stream-format texts, in one pass through the pipeline."""
+        """Translate stream-format texts, in one pass through the pipeline.
+
+        A pipeline found dead, or that dies during the pass, is restarted and the pass tried
+        once more. One that does not answer within the watchdog's time is restarted for the
+        next caller, and the pass fails: the same texts would hang it again."""
+        payload = b"".join(t.encode("utf-8") + b"\0" for t in texts)
+        timeout = self.timeout + len(payload) / WATCHDOG_BYTES_PER_SECOND
         with self._lock:
             for attempt in (1, 2):
+                starting = 0.0
                 if not self._alive():
                     if self._processes:
                         log.warning("apertium pipeline %s died; restarting it", self.name)
                     self._start()
+                    starting = WATCHDOG_START_SECONDS
                 try:
-                    return self._exchange(texts)
-                except (OSError, TimeoutError) as exc:
+                    return self._exchange(payload, len(texts), timeout + starting)
+                except TimeoutError as exc:
+                    log.warning("apertium pipeline %s hung (%s); restarting it", self.name, exc)
+                    self._stop()
+                    raise TranslationEngineError(
+                        f"Apertium pipeline {self.name} did not answer: {exc}"
+                    ) from exc
+                except OSError as exc:
                     log.warning("apertium pipeline %s failed (%s); restarting it", self.name, exc)
                     self._stop()
                     if attempt == 2:
@@ -104,9 +134,9 @@ class ApertiumPipeline:
                         ) from exc
         raise AssertionError("unreachable")
 
-    def _exchange(self, texts: Sequence[str]) -> list[str]:
+    def _exchange(self, texts: bytes, count: int, timeout: float) -> list[str]:
         marker = f"[/threadwise:{next(self._markers)}]".encode()
-        payload = b"".join(t.encode("utf-8") + b"\0" for t in texts) + marker + b"\0"
+        payload = texts + marker + b"\0"
         stdin = self._processes[0].stdin
         stdout = self._processes[-1].stdout
         assert stdin is not None and stdout is not None
@@ -119,12 +149,12 @@ class ApertiumPipeline:
             _write(stdin, payload)
         ending = marker + b"\0"
         received = bytearray()
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         fd = stdout.fileno()
         while not received.endswith(ending):
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no answer within {self.timeout:g} s")
+                raise TimeoutError(f"no answer within {timeout:.1f} s")
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 chunk = os.read(fd, 65_536)
@@ -134,9 +164,9 @@ class ApertiumPipeline:
         if writer is not None:
             writer.join()
         outputs = bytes(received[: -len(ending)]).split(b"\0")
-        outputs = outputs[: len(texts)]
-        if len(outputs) != len(texts):
-            raise OSError(f"{len(outputs)} answers for {len(texts)} texts")
+        outputs = outputs[:count]
+        if len(outputs) != count:
+            raise OSError(f"{len(outputs)} answers for {count} texts")
         return [o.decode("utf-8", errors="replace") for o in outputs]
 
     def _stop(self) -> None:
@@ -179,14 +209,44 @@ def parse_mode_file(mode_file: Path) -> list[list[str]]:
     return commands
 
 
-def to_stream(parts: Parts) -> str:
-    """A segment in Apertium's stream format: escaped text, tags as superblanks."""
-    out = []
+def carry_reserved(parts: Parts) -> tuple[Parts, dict[int, str]]:
+    """``parts`` with each run of ``RESERVED`` characters made an atom of its own (numbered
+    after the segment's tags), and the text of those atoms."""
+    number = itertools.count(max((t.id for t in tags_of(parts)), default=0) + 1)
+    carried: dict[int, str] = {}
+    out: list[Part] = []
     for part in parts:
         if isinstance(part, Tag):
-            out.append(f"[{part.markup()}]")
+            out.append(part)
+            continue
+        position = 0
+        for match in RESERVED.finditer(part):
+            out.append(part[position : match.start()])
+            atom = Tag(next(number), "atom")
+            carried[atom.id] = match.group()
+            out.append(atom)
+            position = match.end()
+        out.append(part[position:])
+    return tuple(p for p in out if p != ""), carried
+
+
+def put_back(parts: Parts, carried: dict[int, str]) -> Parts:
+    """``carry_reserved`` undone: the carried atoms' text back in their place."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, Tag) and part.kind == "atom" and part.id in carried:
+            part = carried[part.id]
+        if isinstance(part, str) and out and isinstance(out[-1], str):
+            out[-1] += part
         else:
-            out.append(_STREAM_SPECIAL.sub(r"\\\1", part))
+            out.append(part)
+    return tuple(out)
+
+
+def to_stream(parts: Parts) -> str:
+    """A segment in Apertium's stream format: its text (holding no ``RESERVED`` character:
+    see ``carry_reserved``), tags as superblanks."""
+    out = [f"[{p.markup()}]" if isinstance(p, Tag) else p for p in parts]
     out.append(" ")  # a final blank, or the last sentence loses its full stop
     return "".join(out)
 
@@ -221,7 +281,7 @@ class ApertiumEngine:
         self,
         languages: Sequence[str],
         modes_dir: Path = MODES_DIR,
-        timeout: float = 10.0,
+        timeout: float = WATCHDOG_SECONDS,
     ) -> None:
         self._modes = _find_modes(modes_dir, set(languages))
         self._pipelines: dict[str, ApertiumPipeline] = {}
@@ -274,14 +334,26 @@ class ApertiumEngine:
         source: str,
         target: str,
         region: str | None = None,
+        deadline: Deadline | None = None,
     ) -> list[Parts | None]:
-        texts = [to_tagged(s) for s in segments]
-        for mode_file in self._mode_chain(source, target, region):
+        chain = self._mode_chain(source, target, region)
+        results: list[Parts | None] = []
+        for batch in _batches(segments):
+            if deadline is not None:
+                deadline.check()
+            results += self._translate(batch, chain)
+        return results
+
+    def _translate(self, segments: Sequence[Parts], chain: list[Path]) -> list[Parts | None]:
+        carried = [carry_reserved(s) for s in segments]
+        texts = [to_tagged(parts) for parts, _ in carried]
+        for mode_file in chain:
             streams = [to_stream(split_tags(t)) for t in texts]
             texts = [from_stream(o) for o in self._pipeline(mode_file).translate(streams)]
         results: list[Parts | None] = []
-        for segment, text in zip(segments, texts, strict=True):
-            results.append(parse_tags(text.strip(), tags_of(segment)))
+        for (parts, reserved), text in zip(carried, texts, strict=True):
+            translated = parse_tags(text.strip(), tags_of(parts))
+            results.append(None if translated is None else put_back(translated, reserved))
         return results
 
     def close(self) -> None:
@@ -289,6 +361,21 @@ class ApertiumEngine:
             for pipeline in self._pipelines.values():
                 pipeline.close()
             self._pipelines.clear()
+
+
+def _batches(segments: Sequence[Parts]) -> list[Sequence[Parts]]:
+    """Consecutive segments of about ``EXCHANGE_CHARACTERS`` (a longer segment alone)."""
+    batches: list[Sequence[Parts]] = []
+    start = size = 0
+    for index, segment in enumerate(segments):
+        length = sum(len(p) for p in segment if isinstance(p, str))
+        if index > start and size + length > EXCHANGE_CHARACTERS:
+            batches.append(segments[start:index])
+            start, size = index, 0
+        size += length
+    if start < len(segments):
+        batches.append(segments[start:])
+    return batches
 
 
 def _find_modes(modes_dir: Path, languages: set[str]) -> dict[tuple[str, str, str | None], Path]:

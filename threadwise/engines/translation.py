@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from threadwise.deadlines import Deadline
 from threadwise.text.tagged import Parts
 
 
@@ -17,7 +18,7 @@ class MachineTranslator(Protocol):
 
     Each translated segment carries the same tags as its source, moved with their words;
     ``None`` for a segment whose tags could not be kept (the caller then splits it).
-    Engines are thread-safe.
+    Engines are thread-safe; a long call checks its ``deadline`` as it goes.
     """
 
     @property
@@ -41,6 +42,7 @@ class MachineTranslator(Protocol):
         source: str,
         target: str,
         region: str | None = None,
+        deadline: Deadline | None = None,
     ) -> list[Parts | None]: ...
 
     def close(self) -> None: ...

@@ -16,13 +16,12 @@ from typing import Any
 
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
-from threadwise.protocol import ErrorCode
+from threadwise.protocol import ErrorCode, echoed_id
 
 log = logging.getLogger("threadwise.requests")
 
 # W3C Trace Context: version-traceid-parentid-flags.
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
-_ID_LENGTH = 128
 
 
 def trace_id_from(traceparent: str | None, given: str | None = None) -> str:
@@ -32,7 +31,7 @@ def trace_id_from(traceparent: str | None, given: str | None = None) -> str:
         if match:
             return match.group(1)
     if given:
-        return given[:_ID_LENGTH]
+        return echoed_id(given)
     return uuid.uuid4().hex
 
 
@@ -42,7 +41,7 @@ class RequestRecord:
     correlation_id: str
     trace_id: str
     operation: str | None = None
-    organization: str | None = None
+    organization: str | None = None  # set once the caller is authorized for it
     engine: str | None = None
     code: str = "OK"
     status: int | None = None
@@ -66,7 +65,7 @@ class RequestRecord:
     ) -> RequestRecord:
         return cls(
             transport=transport,
-            correlation_id=(correlation_id or uuid.uuid4().hex)[:_ID_LENGTH],
+            correlation_id=echoed_id(correlation_id or uuid.uuid4().hex),
             trace_id=trace_id_from(traceparent, trace_id),
         )
 
@@ -109,9 +108,7 @@ class RequestRecord:
         )
         if metrics is None or self.operation is None:
             return
-        metrics.requests.labels(
-            self.operation, self.code, self.organization or "", self.transport
-        ).inc()
+        metrics.count_request(self.operation, self.code, self.organization, self.transport)
         if self.reason is not None:
             metrics.refusals.labels(self.operation, self.reason).inc()
         if self.code == "OK":

@@ -2,8 +2,9 @@
 
 ``translation_routes.json`` is written by ``bench/translate.py`` (chrF and BLEU on NTREX,
 seconds per sentence on this machine) and committed with its figures. The *quality* engine
-is the best measured; the *fast* one the best among those that answer in milliseconds.
-Settings can override either, per direction.
+is the best measured; the *fast* one the best among those that answer in milliseconds, and
+none (``NO_ENGINE``: the text is returned as written) where no such engine has the direction:
+the fast tier never waits for the model. Settings can override either, per direction.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ TIERS: tuple[Tier, ...] = ("quality", "fast")
 # model post-editing an engine's draft ("llm+apertium").
 FAST_ENGINES = ("bergamot", "apertium")
 LLM = "llm"
+NO_ENGINE = "none"
 TABLE_FILE = "translation_routes.json"
 
 
@@ -106,28 +108,43 @@ class TranslationRouter:
         for tier in TIERS:
             wanted = override.get(tier)
             if wanted is not None:
-                if not self._serves(wanted, source, target):
-                    raise RouteError(
-                        f"translation_routes sets {tier} for {source}-{target} to {wanted!r}, "
-                        f"which cannot translate it here; choose one of "
-                        f"{sorted(e for e in self._available if self._serves(e, source, target))}."
-                    )
+                self._check_override(tier, wanted, source, target)
                 chosen[tier] = wanted
-            elif self._serves(entry.get(tier, ""), source, target):
+            elif self._serves(entry.get(tier, ""), source, target) and (
+                tier == "quality" or entry[tier] in FAST_ENGINES
+            ):
                 chosen[tier] = entry[tier]
             else:
                 chosen[tier] = self._best(source, target, figures, fast=tier == "fast")
         return Route(source, target, chosen["quality"], chosen["fast"], figures)
 
+    def _check_override(self, tier: Tier, engine: str, source: str, target: str) -> None:
+        if tier == "fast" and engine == NO_ENGINE:
+            return
+        if tier == "fast" and engine not in FAST_ENGINES:
+            raise RouteError(
+                f"translation_routes sets fast for {source}-{target} to {engine!r}, but the fast "
+                f"tier answers in milliseconds: choose one of {list(FAST_ENGINES)}, or "
+                f"{NO_ENGINE!r} to return messages as written."
+            )
+        if not self._serves(engine, source, target):
+            raise RouteError(
+                f"translation_routes sets {tier} for {source}-{target} to {engine!r}, "
+                f"which cannot translate it here; choose one of "
+                f"{sorted(e for e in self._available if self._serves(e, source, target))}."
+            )
+
     def _best(self, source: str, target: str, figures: Mapping[str, Figures], fast: bool) -> str:
         """The best measured engine that serves the direction; unmeasured: a sensible order."""
         names = [e for e in self._available if self._serves(e, source, target)]
-        if fast and any(e in FAST_ENGINES for e in names):
+        if fast:
             names = [e for e in names if e in FAST_ENGINES]
+            if not names:
+                return NO_ENGINE
         measured = [e for e in names if figures.get(e, Figures()).chrf is not None]
         if measured:
             return max(measured, key=lambda e: figures[e].chrf or 0.0)
-        order = [*FAST_ENGINES, LLM] if fast else [LLM, *FAST_ENGINES]
+        order = [*FAST_ENGINES] if fast else [LLM, *FAST_ENGINES]
         return next(e for e in order if e in names)
 
     def keys(self) -> list[str]:

@@ -1,9 +1,10 @@
 """Translate: every message into each target language, Markdown and protected text kept.
 
-Per message: detect its language (on its words alone; a short message falls back to its
-conversation's language), segment its Markdown, and group messages by source language. Per
-group, the router picks the tier's engine; all the group's segments go to it at once (one
-prompt for the model). A segment whose tags did not survive, or whose Markdown came out
+Per message: detect its language (on its words alone; a message the identifier is unsure of
+falls back to its conversation's language, the request's, or the channel's), segment its
+Markdown, and group messages by source language. Per group, the router picks the tier's
+engine (the fast tier never waits for the model); all the group's segments go to it at once
+(one prompt for the model). A segment whose tags did not survive, or whose Markdown came out
 different, is translated again split at its markup; a message whose structure still differs
 is returned as written rather than broken. A quality engine that cannot answer within the
 deadline (the model is busy) gives way to the direction's fast engine, and the result says so.
@@ -23,8 +24,20 @@ from threadwise.engines.translation import MachineTranslator, TranslationEngineE
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.superpowers.llm_translation import LlmTranslator
-from threadwise.superpowers.routing import LLM, Tier, TranslationRouter, draft_engine, uses_llm
-from threadwise.text.languages import LanguageIdentifier, LanguageTag, translation_language
+from threadwise.superpowers.routing import (
+    LLM,
+    NO_ENGINE,
+    Tier,
+    TranslationRouter,
+    draft_engine,
+    uses_llm,
+)
+from threadwise.text.languages import (
+    SUMMARY_LANGUAGES,
+    LanguageIdentifier,
+    LanguageTag,
+    translation_language,
+)
 from threadwise.text.markdown_segments import (
     MarkdownSegmenter,
     Segment,
@@ -41,7 +54,13 @@ T = TypeVar("T")
 
 # Time kept back from the model for the fast engine, should the model not make it.
 FALLBACK_RESERVE_SECONDS = 1.0
-UNCHANGED = "none"
+UNCHANGED = NO_ENGINE
+# Fast work (characters, once per target) above this takes turns with other such work on
+# one lane.
+LARGE_WORK_CHARACTERS = 20_000
+LARGE = "large"
+# What the fast queue's estimates count as one unit of work (about 20 ms).
+COST_CHARACTERS = 1_000
 
 
 @dataclass(frozen=True)
@@ -58,6 +77,8 @@ class TranslationJob:
     messages: tuple[SourceMessage, ...]
     targets: tuple[LanguageTag, ...]
     tier: Tier
+    # The channel's language, when it is not the target: what a message is likely written in.
+    hint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,17 +114,20 @@ class Translator:
     def plan(self, body: MessageBody) -> TranslationJob:
         """Validate what the request asks for; cheap, so it runs before any engine."""
         settings = body.request.settings
+        channel = body.session.channel.language
+        hint = _language_of(channel) if channel else None
         if settings.targetLanguages:
             targets = tuple(
                 translation_language(tag, f"request.settings.targetLanguages[{i}]")
                 for i, tag in enumerate(settings.targetLanguages)
             )
+            _check_distinct(targets)
         elif settings.overrideOutputLanguage:
             field = "request.settings.overrideOutputLanguage"
             targets = (translation_language(settings.overrideOutputLanguage, field),)
-        elif body.session.channel.language:
-            field = "session.channel.language"
-            targets = (translation_language(body.session.channel.language, field),)
+        elif channel:
+            targets = (translation_language(channel, "session.channel.language"),)
+            hint = None
         else:
             raise ServiceError(
                 ErrorCode.MISSING_TARGET_LANGUAGE,
@@ -121,7 +145,7 @@ class Translator:
             for ci, conversation in enumerate(body.request.scope.conversations)
             for message in conversation.messages
         )
-        return TranslationJob(messages, targets, settings.translationMode or "quality")
+        return TranslationJob(messages, targets, settings.translationMode or "quality", hint)
 
     def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
         """Each message segmented, and its source language (None: nothing to translate)."""
@@ -135,14 +159,16 @@ class Translator:
         conversation_language = {
             ci: detect(" ".join(texts)[:2000]) for ci, texts in conversation_words.items()
         }
+        request_language = detect(" ".join(words)[:2000])
         languages: list[str | None] = []
         for message, text in zip(job.messages, words, strict=True):
             own, probability = detect(text)
-            common, common_probability = conversation_language[message.conversation]
-            # A short message ("ok", "Merci !") is often a guess: its conversation knows better.
-            unsure = own is not None and probability < self.identifier.SURE
-            if unsure and common is not None and common_probability >= self.identifier.SURE:
-                own = common
+            if own is not None and probability < self.identifier.SURE:
+                # A short message ("ok", "Hello 0.") is often a guess: its conversation knows
+                # better, else the rest of the request, else the channel's language.
+                around = (conversation_language[message.conversation], request_language)
+                sure = (c for c, p in around if c and p >= self.identifier.SURE)
+                own = next(sure, job.hint or own)
             languages.append(own)
         return segmented, languages
 
@@ -199,12 +225,12 @@ class Translator:
             drafter = self.engines[draft]
 
             def post_edited(parts: Sequence[Parts]) -> list[Parts | None]:
-                drafts = drafter.translate(parts, source, language, region)
+                drafts = drafter.translate(parts, source, language, region, deadline)
                 return self.llm.post_edit(parts, drafts, source, language, region, deadline)
 
             return post_edited
         machine = self.engines[engine]
-        return lambda parts: machine.translate(parts, source, language, region)
+        return lambda parts: machine.translate(parts, source, language, region, deadline)
 
     def _checked(
         self,
@@ -259,10 +285,12 @@ class TranslateSuperpower:
 
     async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
         job = self.translator.plan(body)  # bad input fails here, before any engine runs
-        deadline = self.deadlines.start(sum(len(m.content) for m in job.messages))
+        characters = sum(len(m.content) for m in job.messages)
+        deadline = self.deadlines.start(characters)
         # One trip to the fast engines' threads: detection, segmentation and every group a
         # fast engine translates. Only the model's groups are left for its queue.
-        prepared = await self._off_loop(lambda: self._prepare(job), deadline)
+        work = characters * len(job.targets)
+        prepared = await self._off_loop(lambda: self._prepare(job, deadline), deadline, work)
         results = []
         for number, target in enumerate(job.targets):
             outcome: list[Translated | None] = [None] * len(job.messages)
@@ -288,9 +316,10 @@ class TranslateSuperpower:
             )
         return results
 
-    def _prepare(self, job: TranslationJob) -> _Prepared:
+    def _prepare(self, job: TranslationJob, deadline: Deadline) -> _Prepared:
         """On a fast engine's thread: the messages prepared, grouped by source language per
-        target, and the groups a fast engine (or no engine) takes, translated."""
+        target, and the groups a fast engine (or no engine) takes, translated; the deadline
+        (or the client going away) stops it between groups."""
         segmented, languages = self.translator.prepare(job)
         prepared = _Prepared(segmented, languages, [], {})
         for number, target in enumerate(job.targets):
@@ -302,12 +331,15 @@ class TranslateSuperpower:
             for source, indices in groups.items():
                 messages = [segmented[i] for i in indices]
                 route = self.translator.router.route(source, target.language)
-                if route is None:
-                    # Written in a language no engine translates from (Italian, say): returned
-                    # as written, its sourceLanguage saying why, rather than failing the others.
+                # No route: written in a language no engine translates from (Italian, say).
+                engine = route.engine(job.tier) if route is not None else NO_ENGINE
+                if engine == NO_ENGINE:
+                    # Returned as written, its sourceLanguage saying why, rather than failing
+                    # the others (in the fast tier, also where only the model translates).
                     done = [Translated(m.text, UNCHANGED) for m in messages]
-                elif not uses_llm(engine := route.engine(job.tier)):
-                    done = self._fast_now(engine, messages, source, target)
+                elif not uses_llm(engine):
+                    deadline.check()
+                    done = self._fast_now(engine, messages, source, target, deadline)
                 else:
                     continue
                 prepared.done[(number, source)] = done
@@ -326,7 +358,7 @@ class TranslateSuperpower:
         route = self.translator.router.route(source, target.language)
         assert route is not None, "routed in _prepare"
         engine = route.engine(tier)
-        fallback = route.fast if not uses_llm(route.fast) else None
+        fallback = route.fast if route.fast != NO_ENGINE else None
         reason = None
         expected_wait = self.llm_queue.expected_wait(Priority.INTERACTIVE)
         if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
@@ -355,15 +387,19 @@ class TranslateSuperpower:
                     raise
                 reason = "the model failed"
         assert fallback is not None
-        # No deadline check here: the model may overrun its share (prompt processing cannot
-        # be interrupted), and the fast engine answers in milliseconds; late beats failed.
-        fast = await self._fast(fallback, messages, source, target, None)
+        # No deadline here: the model may overrun its share (prompt processing cannot be
+        # interrupted), and the fast engine answers in milliseconds; late beats failed.
+        fast = await self._off_loop(
+            lambda: self._fast_now(fallback, messages, source, target, None),
+            None,
+            sum(len(m.text) for m in messages),
+        )
         note = f" (fast fallback: {reason})"
         return [
             Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
         ]
 
-    async def _fast(
+    def _fast_now(
         self,
         engine: str,
         messages: list[SegmentedMessage],
@@ -371,15 +407,8 @@ class TranslateSuperpower:
         target: LanguageTag,
         deadline: Deadline | None,
     ) -> list[Translated]:
-        return await self._off_loop(
-            lambda: self._fast_now(engine, messages, source, target), deadline
-        )
-
-    def _fast_now(
-        self, engine: str, messages: list[SegmentedMessage], source: str, target: LanguageTag
-    ) -> list[Translated]:
         try:
-            return self.translator.translate_group(engine, messages, source, target)
+            return self.translator.translate_group(engine, messages, source, target, deadline)
         except TranslationEngineError as exc:
             raise ServiceError(
                 ErrorCode.PROCESSING_FAILED,
@@ -387,8 +416,34 @@ class TranslateSuperpower:
                 "pipeline is restarted on the next use.",
             ) from exc
 
-    async def _off_loop(self, work: Callable[[], T], deadline: Deadline | None) -> T:
-        return await self.fast_queue.run(work, deadline, Priority.INTERACTIVE)
+    async def _off_loop(
+        self, work: Callable[[], T], deadline: Deadline | None, characters: int
+    ) -> T:
+        """``work`` on a fast engine's thread. Large work takes turns on one lane: large
+        requests never hold every thread, and short ones keep answering in milliseconds."""
+        lanes = (LARGE,) if characters > LARGE_WORK_CHARACTERS else ()
+        cost = max(1.0, characters / COST_CHARACTERS)
+        return await self.fast_queue.run(work, deadline, Priority.INTERACTIVE, cost, lanes)
+
+
+def _language_of(tag: str) -> str | None:
+    """The language of a BCP 47 tag, if it is one the identifier knows."""
+    language = tag.strip().replace("_", "-").split("-")[0].lower()
+    return language if language in SUMMARY_LANGUAGES else None
+
+
+def _check_distinct(targets: Sequence[LanguageTag]) -> None:
+    """Each target language once: a repeated one would be the same work, and answer, again."""
+    seen: dict[tuple[str, str | None], int] = {}
+    for index, target in enumerate(targets):
+        first = seen.setdefault((target.language, target.region), index)
+        if first != index:
+            raise ServiceError(
+                ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+                f"request.settings.targetLanguages[{index}] is {target.tag!r}, the same language "
+                f"as targetLanguages[{first}] ({targets[first].tag!r}); list each target "
+                "language once.",
+            )
 
 
 def _item(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from threadwise.api.deps import ServicesDep
 from threadwise.api.oauth import read_client_credentials
@@ -38,10 +39,53 @@ _PARAMETERS: dict[str, Any] = {
 }
 
 
-@router.post("/auth/oauth2/token", openapi_extra=_PARAMETERS)
+class Token(BaseModel):
+    access_token: str
+    token_type: Literal["Bearer"]
+    expires_in: int
+    token: str  # access_token again, for clients that read this name
+    scope: str
+
+
+class OAuthErrorBody(BaseModel):
+    """RFC 6749 §5.2: the token endpoint's errors are OAuth2's, not the superpower envelope."""
+
+    error: Literal[
+        "invalid_request", "invalid_client", "unsupported_grant_type", "temporarily_unavailable"
+    ]
+    error_description: str
+
+
+def _oauth_error(description: str) -> dict[str, Any]:
+    return {"model": OAuthErrorBody, "description": description}
+
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _oauth_error(
+        "`invalid_request`: no credentials; a parameter given more than once (in the query "
+        "string and in the form body, say: each comes once, RFC 6749 §3.2); credentials sent "
+        "both as parameters and by HTTP Basic; a malformed Basic header; a host that names no "
+        "tenant. `unsupported_grant_type`: a grant type other than `client_credentials`."
+    ),
+    401: _oauth_error("`invalid_client`: unknown client, wrong secret, or a revoked client."),
+    413: _oauth_error("`invalid_request`: a form body over 8 KiB."),
+    429: {
+        **_oauth_error(
+            "`temporarily_unavailable`: too many failed token requests for this client id "
+            "or from this address."
+        ),
+        "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+    },
+}
+
+
+@router.post(
+    "/auth/oauth2/token", response_model=Token, responses=_RESPONSES, openapi_extra=_PARAMETERS
+)
 async def token(request: Request, services: ServicesDep) -> JSONResponse:
     """Exchange ``client_id`` and ``client_secret`` (query string, form body or HTTP Basic)
-    with ``grant_type=client_credentials`` for a bearer token."""
+    with ``grant_type=client_credentials`` for a bearer token. Each parameter comes once:
+    in the query string or in the form body, not in both."""
     credentials = await read_client_credentials(request)
     address = request.client.host if request.client else None
     issued = await services.auth.grant.issue(credentials, request.headers.get("host"), address)

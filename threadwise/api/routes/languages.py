@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 
 from threadwise.api.deps import ServicesDep, get_principal
+from threadwise.api.openapi import error_responses
 from threadwise.superpowers.routing import TIERS, Figures
 from threadwise.text.languages import SUMMARY_LANGUAGES
 
@@ -14,7 +15,7 @@ from threadwise.text.languages import SUMMARY_LANGUAGES
 router = APIRouter(tags=["languages"], dependencies=[Depends(get_principal)])
 
 
-@router.get("/languages")
+@router.get("/languages", responses=error_responses(401))
 async def languages(services: ServicesDep) -> dict[str, Any]:
     """What can be translated (source → target), by which engine in each tier, as measured."""
     translator = services.translator

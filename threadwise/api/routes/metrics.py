@@ -1,4 +1,5 @@
-"""``GET /metrics``: Prometheus metrics (its own token when THREADWISE_METRICS_TOKEN is set)."""
+"""``GET /metrics``: Prometheus metrics, for its own token when THREADWISE_METRICS_TOKEN is set,
+else for this machine only."""
 
 from __future__ import annotations
 
@@ -6,12 +7,25 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from threadwise.api.deps import MetricsAccess, ServicesDep
+from threadwise.api.openapi import error_responses
 from threadwise.metrics import CONTENT_TYPE
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/metrics", dependencies=[MetricsAccess])
+_TEXT = {
+    "description": "The Prometheus text format",
+    "content": {"text/plain": {"schema": {"type": "string"}}},
+}
+
+
+# A plain Response class: no JSON is documented for 200, and errors stay JSON envelopes.
+@router.get(
+    "/metrics",
+    dependencies=[MetricsAccess],
+    response_class=Response,
+    responses={200: _TEXT, **error_responses(401)},
+)
 async def metrics(services: ServicesDep) -> Response:
     services.metrics.ready.set(1 if services.ready else 0)
     return Response(services.metrics.exposition(), media_type=CONTENT_TYPE)

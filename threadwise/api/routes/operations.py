@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
@@ -22,7 +24,16 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+_NOT_READY: dict[int | str, dict[str, Any]] = {
+    503: {
+        "description": "Not ready: `loading`, `failed` (with `error`), `draining`, or "
+        "`saturated` (with `queues`), as `status`.",
+        "content": {"application/json": {"schema": {"type": "object", "required": ["status"]}}},
+    }
+}
+
+
+@router.get("/readyz", responses=_NOT_READY)
 async def readyz(services: ServicesDep) -> JSONResponse:
     """Ready to take traffic: 503 while the models load, while a queue is saturated (an
     autoscaler or load balancer should send work elsewhere), and while shutting down."""

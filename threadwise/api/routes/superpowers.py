@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from threadwise.api.deps import AdmittedRequest, Caller
+from threadwise.api.openapi import error_responses
 from threadwise.api.work import run_operation
 from threadwise.errors import ServiceError
 from threadwise.protocol import (
@@ -19,6 +20,7 @@ from threadwise.protocol import (
 
 router = APIRouter(prefix="/message", tags=["superpowers"])
 
+_ERRORS = error_responses(400, 401, 403, 413, 415, 422, 429, 500, 503, 504)
 _BODY_SCHEMA: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -27,7 +29,7 @@ _BODY_SCHEMA: dict[str, Any] = {
 }
 
 
-@router.post("/summarize", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
+@router.post("/summarize", response_model=Envelope, responses=_ERRORS, openapi_extra=_BODY_SCHEMA)
 async def summarize(request: Request, admitted: AdmittedRequest) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
@@ -35,7 +37,7 @@ async def summarize(request: Request, admitted: AdmittedRequest) -> JSONResponse
     return JSONResponse(results_envelope("summarize", results, admitted.body.request).to_wire())
 
 
-@router.post("/translate", response_model=Envelope, openapi_extra=_BODY_SCHEMA)
+@router.post("/translate", response_model=Envelope, responses=_ERRORS, openapi_extra=_BODY_SCHEMA)
 async def translate(request: Request, admitted: AdmittedRequest) -> JSONResponse:
     """Translate every message into each target language, one result per language.
     An ``Idempotency-Key`` header makes a retry return the first answer."""

@@ -1,0 +1,134 @@
+"""Requests generated from /openapi.json (schemathesis), valid and invalid, to every operation:
+no answer is a 5xx, and every answer is one the document describes (status, media type,
+headers, schema).
+
+Bounded: a hundred cases an operation; translations in the fast tier; summarize left out
+(its valid bodies run the model, and its body is the one translate takes, read by the same
+code, which test_fuzz.py also covers).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.generation.case import Case
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.conftest import wait_until_ready
+from threadwise.api.app import create_app
+from threadwise.config import Settings
+from threadwise.services import Services, build_auth_services
+
+OPERATIONS = [
+    ("GET", "/version"),
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
+    ("POST", "/auth/oauth2/token"),
+    ("POST", "/message/translate"),
+    ("GET", "/languages"),
+    ("GET", "/metrics"),
+]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    app: FastAPI
+    schema: Any
+    authorization: str
+
+
+@pytest.fixture(scope="module")
+def target(services: Services, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    """The app on the session's engines, with an authentication of its own: the failed token
+    requests it provokes count against nobody else's address."""
+    wait_until_ready(services)
+    auth = build_auth_services(
+        Settings(
+            data_dir=tmp_path_factory.mktemp("openapi-fuzz"),
+            token_failures_per_minute_per_address=100_000,
+            token_failures_per_minute_per_client=100_000,
+        )
+    )
+    own = dataclasses.replace(services, auth=auth)
+    registered = auth.clients.create(
+        "default",
+        ["org-1"],
+        "openapi fuzz",
+        requests_per_minute=1_000_000,
+        characters_per_minute=1_000_000_000,
+    )
+    app = create_app(own, manage_services=False)
+    with TestClient(app) as http:
+        response = http.post(
+            "/auth/oauth2/token",
+            data={"grant_type": "client_credentials"},
+            auth=(registered.client.client_id, registered.client_secret),
+        )
+        assert response.status_code == 200, response.text
+        token = response.json()["access_token"]
+    try:
+        yield Target(app, schemathesis.openapi.from_asgi("/openapi.json", app), f"Bearer {token}")
+    finally:
+        auth.close()
+
+
+def in_the_fast_tier(case: Case[Any]) -> Case[Any]:
+    """A translation in the fast tier, whatever else was generated: the model stays idle."""
+    body: Any = case.body
+    request = body.get("request") if isinstance(body, dict) else None
+    if isinstance(request, dict):
+        settings = request.setdefault("settings", {})
+        if isinstance(settings, dict):
+            settings["translationMode"] = "fast"
+    return case
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS)
+def test_every_answer_is_one_the_document_describes(
+    target: Target, method: str, path: str, tmp_path: Path
+) -> None:
+    operation = target.schema[path][method]
+    cases = st.one_of(
+        operation.as_strategy(GenerationMode.POSITIVE),
+        operation.as_strategy(GenerationMode.NEGATIVE),
+    )
+
+    @settings(
+        max_examples=100,
+        deadline=timedelta(seconds=15),
+        suppress_health_check=list(HealthCheck),
+        database=None,
+    )
+    @given(case=cases)
+    def answer(case: Case[Any]) -> None:
+        in_the_fast_tier(case).call_and_validate(
+            headers={"Authorization": target.authorization}, checks=CHECKS
+        )
+
+    answer()
