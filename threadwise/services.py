@@ -246,8 +246,9 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     options = SummaryOptions(notes=settings.summary_notes)
     summarizer = Summarizer(engine, identifier, options)
     languages = tuple(TRANSLATION_LANGUAGES)
+    apertium = ApertiumEngine(languages)
     machine_translators: dict[str, MachineTranslator] = {
-        "apertium": ApertiumEngine(languages),
+        "apertium": apertium,
         "bergamot": BergamotEngine(),
     }
     llm_translator = LlmTranslator(engine, languages, identifier)
@@ -258,7 +259,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         },
         overrides=settings.translation_routes,
     )
-    translator = Translator(identifier, router, machine_translators, llm_translator)
+    translator = Translator(identifier, router, machine_translators, llm_translator, apertium)
     fast_queue = Scheduler(
         settings.translation_queue_size,
         name="translate",

@@ -173,3 +173,13 @@ def test_a_long_request_stops_at_its_deadline(apertium: ApertiumEngine) -> None:
         apertium.translate(sentences, "en", "fr", deadline=deadline)
     assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
     assert time.monotonic() - started < 2
+
+
+def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumEngine) -> None:
+    assert {"en", "es", "fr", "pt"} <= apertium.analyzed_languages()
+    assert apertium.known_words("Hello 0.", "en") == (1, 1)
+    assert apertium.known_words("Hello 0.", "es") == (0, 1)
+    assert apertium.known_words("Merci !", "fr") == (1, 1)
+    assert apertium.known_words("Merci !", "en") == (0, 1)
+    # Reserved characters are no words, and never reach the analyzer.
+    assert apertium.known_words("^$ @", "en") == (0, 0)

@@ -216,6 +216,20 @@ def test_unsure_messages_take_the_requests_language_then_the_channels(
     assert services.translator.plan(body(["Hello 0."])).hint is None
 
 
+def test_an_unsure_lone_message_takes_the_one_dictionary_that_knows_its_words(
+    services: Services,
+) -> None:
+    """Nothing around it, no hint: "Hello 0." (read as Italian) is in the English dictionary
+    alone, "Merci !" (read as Spanish) in the French one; "ok", in two, stays a guess."""
+    for text, language in (("Hello 0.", "en"), ("Merci !", "fr"), ("Hola", "es")):
+        job = services.translator.plan(body([text]))
+        assert job.hint is None
+        assert services.translator.prepare(job)[1] == [language], text
+    job = services.translator.plan(body(["ok"]))
+    guess = services.identifier.detect("ok")
+    assert services.translator.prepare(job)[1] == [guess]
+
+
 def test_each_target_language_once(services: Services) -> None:
     with pytest.raises(ServiceError) as caught:
         services.translator.plan(body(["Hi"], targetLanguages=["es-ES", "fr", "es-es"]))

@@ -68,11 +68,17 @@ EXCHANGE_CHARACTERS = 32_768
 class ApertiumPipeline:
     """One direction's programs, started once and kept running."""
 
-    def __init__(self, mode_file: Path, timeout: float = WATCHDOG_SECONDS) -> None:
+    def __init__(
+        self,
+        mode_file: Path,
+        timeout: float = WATCHDOG_SECONDS,
+        commands: list[list[str]] | None = None,
+    ) -> None:
         self.mode_file = mode_file
         self.name = mode_file.stem
         self.timeout = timeout
-        self._commands = parse_mode_file(mode_file)
+        # The mode's programs, or only some of them (its analyzer: see ``known_words``).
+        self._commands = commands or parse_mode_file(mode_file)
         self._processes: list[subprocess.Popen[bytes]] = []
         self._lock = threading.Lock()
         self._markers = itertools.count()
@@ -327,6 +333,39 @@ class ApertiumEngine:
         """Start every pipeline and send a word through it: its dictionaries are then in memory."""
         for mode_file in self._modes.values():
             self._pipeline(mode_file).translate([to_stream(("Hello.",))])
+        for language in self._analyzer_modes():
+            self.known_words("Hello.", language)
+
+    def analyzed_languages(self) -> frozenset[str]:
+        """The languages whose dictionaries ``known_words`` can look words up in."""
+        return frozenset(self._analyzer_modes())
+
+    def known_words(self, text: str, language: str) -> tuple[int, int]:
+        """How many of the words of ``text`` the ``language`` dictionary knows, of how many:
+        "Hello" is English, "Merci" French, where a short text's letters say little."""
+        mode_file = self._analyzer_modes()[language]
+        name = f"{language}-analyzer"
+        with self._lock:
+            pipeline = self._pipelines.get(name)
+            if pipeline is None:
+                # A mode's first program is its source language's morphological analyzer.
+                analyzer = parse_mode_file(mode_file)[:1]
+                pipeline = ApertiumPipeline(mode_file, self._timeout, commands=analyzer)
+                self._pipelines[name] = pipeline
+        plain = " ".join(RESERVED.sub(" ", text).split())
+        if not plain:
+            return 0, 0
+        (analysis,) = pipeline.translate([plain])
+        words = [unit for unit in _LEXICAL_UNIT.findall(analysis) if _has_letter(unit[0])]
+        return sum(not analyses.startswith("*") for _, analyses in words), len(words)
+
+    def _analyzer_modes(self) -> dict[str, Path]:
+        """A mode file per source language (its analyzer is the same in each)."""
+        modes: dict[str, Path] = {}
+        for (source, _, region), mode_file in sorted(self._modes.items(), key=lambda m: m[1]):
+            if region is None:
+                modes.setdefault(source, mode_file)
+        return modes
 
     def translate(
         self,
@@ -361,6 +400,14 @@ class ApertiumEngine:
             for pipeline in self._pipelines.values():
                 pipeline.close()
             self._pipelines.clear()
+
+
+# "^Hello/hello<ij>$": a word and its analyses; an unknown word's is "*Hello".
+_LEXICAL_UNIT = re.compile(r"\^((?:[^/$\\]|\\.)*)/((?:[^$\\]|\\.)*)\$")
+
+
+def _has_letter(text: str) -> bool:
+    return any(c.isalpha() for c in text)
 
 
 def _batches(segments: Sequence[Parts]) -> list[Sequence[Parts]]:

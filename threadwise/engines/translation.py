@@ -46,3 +46,13 @@ class MachineTranslator(Protocol):
     ) -> list[Parts | None]: ...
 
     def close(self) -> None: ...
+
+
+class Dictionaries(Protocol):
+    """Monolingual dictionaries: which language's words a short text is made of."""
+
+    def analyzed_languages(self) -> frozenset[str]: ...
+
+    def known_words(self, text: str, language: str) -> tuple[int, int]:
+        """How many of the words of ``text`` the ``language`` dictionary knows, of how many."""
+        ...

@@ -1,7 +1,8 @@
 """Translate: every message into each target language, Markdown and protected text kept.
 
 Per message: detect its language (on its words alone; a message the identifier is unsure of
-falls back to its conversation's language, the request's, or the channel's), segment its
+falls back to its conversation's language, the request's, the one dictionary's that knows its
+words, or the channel's), segment its
 Markdown, and group messages by source language. Per group, the router picks the tier's
 engine (the fast tier never waits for the model); all the group's segments go to it at once
 (one prompt for the model). A segment whose tags did not survive, or whose Markdown came out
@@ -20,7 +21,7 @@ from typing import TypeVar
 
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.scheduler import Priority, Scheduler
-from threadwise.engines.translation import MachineTranslator, TranslationEngineError
+from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.superpowers.llm_translation import LlmTranslator
@@ -104,11 +105,13 @@ class Translator:
         router: TranslationRouter,
         engines: Mapping[str, MachineTranslator],
         llm: LlmTranslator,
+        dictionaries: Dictionaries | None = None,
     ) -> None:
         self.identifier = identifier
         self.router = router
         self.engines = engines
         self.llm = llm
+        self.dictionaries = dictionaries
         self.segmenter = MarkdownSegmenter()
 
     def plan(self, body: MessageBody) -> TranslationJob:
@@ -165,12 +168,31 @@ class Translator:
             own, probability = detect(text)
             if own is not None and probability < self.identifier.SURE:
                 # A short message ("ok", "Hello 0.") is often a guess: its conversation knows
-                # better, else the rest of the request, else the channel's language.
+                # better, else the rest of the request, else the one dictionary that knows its
+                # words ("Merci": French), else the channel's language.
                 around = (conversation_language[message.conversation], request_language)
                 sure = (c for c, p in around if c and p >= self.identifier.SURE)
-                own = next(sure, job.hint or own)
+                own = next(sure, None) or self._by_dictionary(text) or job.hint or own
             languages.append(own)
         return segmented, languages
+
+    def _by_dictionary(self, text: str) -> str | None:
+        """The language whose dictionary knows more of ``text``'s words than any other's."""
+        if self.dictionaries is None:
+            return None
+        shares: dict[str, float] = {}
+        for language in self.dictionaries.analyzed_languages():
+            try:
+                known, words = self.dictionaries.known_words(text, language)
+            except TranslationEngineError as exc:
+                log.warning("no dictionary lookup in %s: %s", language, exc)
+                return None
+            if known:
+                shares[language] = known / words
+        best = sorted(shares.values(), reverse=True)
+        if not best or (len(best) > 1 and best[0] == best[1]):
+            return None  # no dictionary knows the words, or two know them equally ("ok")
+        return max(shares, key=shares.__getitem__)
 
     def translate_group(
         self,
