@@ -55,21 +55,39 @@ def services(settings: Settings) -> Iterator[Services]:
     built.close()
 
 
-@pytest.fixture(scope="session")
-def client(services: Services) -> Iterator[TestClient]:
-    """The app, sending a valid token for the organizations the tests' bodies name."""
-    registered = services.auth.clients.create("default", ["org-1", "org-bench"], "tests")
-    # From loopback, as a local Prometheus: /metrics answers it without a metrics token.
+@contextmanager
+def signed_in(
+    services: Services,
+    organizations: list[str],
+    name: str,
+    *,
+    unlimited: bool = False,
+    **client: Any,
+) -> Iterator[TestClient]:
+    """A client of the app (``client`` are TestClient's options) sending a valid token for
+    ``organizations``; ``unlimited``: with no per-organization limit worth the name."""
+    limits: dict[str, int] = {}
+    if unlimited:
+        limits = {"requests_per_minute": 1_000_000, "characters_per_minute": 1_000_000_000}
+    registered = services.auth.clients.create("default", organizations, name, **limits)
     app = create_app(services, manage_services=False)
-    with TestClient(app, client=("127.0.0.1", 50000)) as test_client:
-        response = test_client.post(
+    with TestClient(app, **client) as http:
+        response = http.post(
             "/auth/oauth2/token",
             data={"grant_type": "client_credentials"},
             auth=(registered.client.client_id, registered.client_secret),
         )
         assert response.status_code == 200, response.text
-        test_client.headers["Authorization"] = f"Bearer {response.json()['access_token']}"
-        yield test_client
+        http.headers["Authorization"] = f"Bearer {response.json()['access_token']}"
+        yield http
+
+
+@pytest.fixture(scope="session")
+def client(services: Services) -> Iterator[TestClient]:
+    """The app, sending a valid token for the organizations the tests' bodies name."""
+    # From loopback, as a local Prometheus: /metrics answers it without a metrics token.
+    with signed_in(services, ["org-1", "org-bench"], "tests", client=("127.0.0.1", 50000)) as c:
+        yield c
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 
-from tests.conftest import minimal_body, wait_until_ready
-from threadwise.api.app import create_app
+from tests.conftest import minimal_body, signed_in, wait_until_ready
 from threadwise.protocol import ErrorCode, ErrorEnvelope
 from threadwise.services import Services
 
@@ -148,22 +147,9 @@ translations = st.builds(translation, texts, st.sampled_from(["es", "pt-BR"]))
 def app_client(services: Services) -> Iterator[TestClient]:
     """The app, a 500 returned rather than raised, with a token for org-1."""
     wait_until_ready(services)
-    registered = services.auth.clients.create(
-        "default",
-        ["org-1"],
-        "fuzz",
-        requests_per_minute=1_000_000,
-        characters_per_minute=1_000_000_000,
-    )
-    app = create_app(services, manage_services=False)
-    with TestClient(app, raise_server_exceptions=False) as http:
-        response = http.post(
-            "/auth/oauth2/token",
-            data={"grant_type": "client_credentials"},
-            auth=(registered.client.client_id, registered.client_secret),
-        )
-        assert response.status_code == 200, response.text
-        http.headers["Authorization"] = f"Bearer {response.json()['access_token']}"
+    with signed_in(
+        services, ["org-1"], "fuzz", unlimited=True, raise_server_exceptions=False
+    ) as http:
         yield http
 
 

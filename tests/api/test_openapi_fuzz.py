@@ -13,12 +13,11 @@ import dataclasses
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import schemathesis
 from fastapi import FastAPI
-from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
@@ -32,8 +31,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.conftest import wait_until_ready
-from threadwise.api.app import create_app
+from tests.conftest import signed_in, wait_until_ready
 from threadwise.config import Settings
 from threadwise.services import Services, build_auth_services
 
@@ -76,24 +74,10 @@ def target(services: Services, tmp_path_factory: pytest.TempPathFactory) -> Iter
         )
     )
     own = dataclasses.replace(services, auth=auth)
-    registered = auth.clients.create(
-        "default",
-        ["org-1"],
-        "openapi fuzz",
-        requests_per_minute=1_000_000,
-        characters_per_minute=1_000_000_000,
-    )
-    app = create_app(own, manage_services=False)
-    with TestClient(app) as http:
-        response = http.post(
-            "/auth/oauth2/token",
-            data={"grant_type": "client_credentials"},
-            auth=(registered.client.client_id, registered.client_secret),
-        )
-        assert response.status_code == 200, response.text
-        token = response.json()["access_token"]
+    with signed_in(own, ["org-1"], "openapi fuzz", unlimited=True) as http:
+        app, authorization = cast(FastAPI, http.app), http.headers["Authorization"]
     try:
-        yield Target(app, schemathesis.openapi.from_asgi("/openapi.json", app), f"Bearer {token}")
+        yield Target(app, schemathesis.openapi.from_asgi("/openapi.json", app), authorization)
     finally:
         auth.close()
 
