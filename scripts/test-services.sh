@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Run a command next to a throwaway PostgreSQL and Redis, for the tests that need real servers:
 #   scripts/test-services.sh .venv/bin/pytest [args…]        (`make test` does this)
-# Installs Debian's postgresql and redis-server when missing (apt-get, as root; otherwise it
-# says what to install), starts both on free ports of 127.0.0.1 with password authentication
-# and their data in a temporary directory, exports THREADWISE_TEST_POSTGRES_URL and
-# THREADWISE_TEST_REDIS_URL, runs the command, then stops both and deletes their data,
-# whatever the command's outcome. Nothing is left running and nothing is written to the tree.
+# Installs Debian's postgresql, redis-server and haproxy when missing (apt-get, as root;
+# otherwise it says what to install), starts PostgreSQL and Redis on free ports of 127.0.0.1
+# with password authentication and their data in a temporary directory, exports
+# THREADWISE_TEST_POSTGRES_URL and THREADWISE_TEST_REDIS_URL, runs the command, then stops both
+# and deletes their data, whatever the command's outcome. Nothing is left running and nothing
+# is written to the tree. (HAProxy is not started here: tests/deploy runs its own.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,8 @@ pg_bindir() {
 missing=()
 pg_bindir >/dev/null || missing+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# HAProxy checks deploy/haproxy.cfg (tests/deploy); Debian installs it in /usr/sbin.
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing ${missing[*]}"
@@ -43,7 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >/dev/null
   else
-    echo "test-services: missing ${missing[*]}: the PostgreSQL and Redis tests need them." >&2
+    echo "test-services: missing ${missing[*]}: the PostgreSQL, Redis and HAProxy tests need them." >&2
     echo "       Install them (Debian/Ubuntu: sudo apt-get install ${missing[*]}) and run this again." >&2
     exit 1
   fi

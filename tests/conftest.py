@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
-from threadwise.engines.model_files import DEFAULT_MODEL
+from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
 DATA = Path(__file__).parent / "data"
@@ -199,6 +199,17 @@ def database_url(
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def llama_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server with the small packaged model, on
+    127.0.0.1: its base URL (``tests/llama_server.py``)."""
+    from tests.llama_server import SMALL_MODEL, llama_server
+
+    model = prepare_model(SMALL_MODEL, Settings().model_dir)
+    with llama_server(model, tmp_path_factory.mktemp("llama-server") / "server.log") as url:
+        yield url
 
 
 def model_free_settings(data_dir: Path, **overrides: Any) -> Settings:

@@ -14,6 +14,7 @@ class ScriptedEngine:
 
     name = "scripted:test"
     loaded = True
+    unavailable: str | None = None
 
     def __init__(
         self, replies: list[str] | Callable[[list[ChatMessage]], str], context_size: int = 4096

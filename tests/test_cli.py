@@ -100,6 +100,25 @@ def test_keys_rotate_refuses_a_configured_secret(
     assert code == 2 and "THREADWISE_JWT_RETIRED_KEYS" in err
 
 
+def test_migrate_brings_the_schema_to_the_newest_revision(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+
+    from threadwise.db.migrate import alembic_config
+
+    newest = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    for _ in range(2):  # the second time there is nothing to do
+        code, _, err = run(capsys, "migrate")
+        assert code == 0 and "up to date" in err
+        engine = create_engine(f"sqlite:///{data_dir / 'threadwise.db'}")
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == newest
+        engine.dispose()
+
+
 def test_production_refuses_to_serve_without_a_secret(
     data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

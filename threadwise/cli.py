@@ -159,6 +159,14 @@ def _prepare_model(_: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _migrate(_: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.services import open_database
+
+    open_database(settings).close()
+    _progress("database schema is up to date")
+    return 0
+
+
 # --- clients and keys ----------------------------------------------------------------------
 
 
@@ -320,6 +328,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     model = commands.add_parser("prepare-model", help="join and verify the default model")
     model.set_defaults(run=_prepare_model)
+
+    migrate = commands.add_parser(
+        "migrate", help="bring the database's schema up to date (`serve` also does at start-up)"
+    )
+    migrate.set_defaults(run=_migrate)
 
     _add_client_commands(commands)
     keys = commands.add_parser("keys", help="the locally generated token-signing key")

@@ -7,11 +7,21 @@ import re
 import tomllib
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 import annotated_types
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    ValidationError,
+)
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
@@ -42,6 +52,59 @@ class RetiredKey(BaseModel):
     retired_at: datetime
     secret: SecretStr | None = None
     public_key_file: Path | None = None
+
+
+def _http_base(url: str) -> str:
+    parsed = urlsplit(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(
+            f"{url[:80]!r} is not an http:// or https:// URL with a host; give the server's "
+            "base URL, e.g. http://127.0.0.1:8080/v1"
+        )
+    return url.rstrip("/")
+
+
+HttpBase = Annotated[str, AfterValidator(_http_base)]
+# How a model server is spoken to; "auto" asks it what it is (see engines/remote/servers.py).
+ServerKind = Literal["auto", "llama.cpp", "vllm", "llama-cpp-python", "openai"]
+
+
+class RemoteEngine(BaseModel):
+    """An OpenAI-compatible model server: ``POST {url}/chat/completions``, streamed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: HttpBase
+    # The model the server is asked for; empty: the first one the server lists.
+    model: str = ""
+    api_key: SecretStr | None = None
+    # Requests in flight to the server at once (it batches them); more wait in the queue.
+    concurrency: int = Field(default=4, ge=1, le=1024)
+    server: ServerKind = "auto"
+    # Tokens of context; unset: what the server reports, else llm_context_size.
+    context_size: int | None = Field(default=None, ge=512)
+
+
+EMBEDDED = "embedded"
+# "embedded" or a server; a wrong one is reported as what its kind (text or object) should be.
+EngineChoice = Annotated[
+    Annotated[Literal["embedded"], Tag("embedded")] | Annotated[RemoteEngine, Tag("server")],
+    Discriminator(lambda value: "embedded" if isinstance(value, str) else "server"),
+]
+
+
+def _profile_names(profiles: dict[str, EngineChoice]) -> dict[str, EngineChoice]:
+    seen: dict[str, str] = {}
+    for name in profiles:
+        if not name.strip() or len(name) > 64:
+            raise ValueError(f"profile name {name[:80]!r} must be 1 to 64 characters")
+        other = seen.setdefault(name.casefold(), name)
+        if other != name:
+            raise ValueError(
+                f"profile names {other!r} and {name!r} differ only in case; variants are "
+                "matched without regard to case"
+            )
+    return profiles
 
 
 class Settings(BaseSettings):
@@ -83,6 +146,24 @@ class Settings(BaseSettings):
     # llama.cpp states of long prompts (a conversation already summarized) kept in memory so
     # that a later prompt extending one is processed only from where it differs; 0: none.
     llm_prefix_cache_mb: int = Field(default=256, ge=0)
+
+    # A model server instead of the embedded model (any OpenAI-compatible chat completions
+    # API: vLLM, llama.cpp's server, TGI, Ollama, LiteLLM...): its base URL, e.g.
+    # http://127.0.0.1:8080/v1. Unset: the embedded model.
+    llm_url: HttpBase | None = None
+    llm_model: str = ""
+    llm_api_key: SecretStr | None = None
+    llm_concurrency: int = Field(default=4, ge=1, le=1024)
+    llm_server: ServerKind = "auto"
+    # Engines a request's attributes.variant picks by name (case aside): "embedded", or a
+    # server as {"url", "model", "api_key", "concurrency", "server", "context_size"}. Other
+    # variants, and requests without one, get the engine above.
+    engine_profiles: Annotated[dict[str, EngineChoice], AfterValidator(_profile_names)] = {}
+    # After this many connection failures in a row a model server counts as down: requests
+    # fail at once (503) and /readyz says so, until a probe every llm_breaker_seconds finds
+    # it answering again.
+    llm_breaker_failures: int = Field(default=3, ge=1)
+    llm_breaker_seconds: float = Field(default=10.0, gt=0)
 
     # A summary's deadline, queueing included: fixed when set, else from the request's size
     # (base + per 1,000 characters, at most the ceiling).
@@ -178,6 +259,19 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = "json"
     log_level: str = "INFO"
     log_content: bool = False
+
+    @property
+    def default_engine(self) -> EngineChoice:
+        """The engine of requests no profile claims: the server at llm_url, or embedded."""
+        if self.llm_url is None:
+            return "embedded"
+        return RemoteEngine(
+            url=self.llm_url,
+            model=self.llm_model,
+            api_key=self.llm_api_key,
+            concurrency=self.llm_concurrency,
+            server=self.llm_server,
+        )
 
     @classmethod
     def settings_customise_sources(

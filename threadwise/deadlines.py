@@ -30,11 +30,15 @@ class Deadline:
         if self.cancelled:
             raise ServiceError(ErrorCode.REQUEST_CANCELLED, "The request was cancelled.")
         if self.remaining() <= 0:
-            raise ServiceError(
-                ErrorCode.REQUEST_TIMEOUT,
-                f"The request did not finish within its {self.seconds:g} s deadline. Retry later, "
-                "or send fewer or shorter conversations.",
-            )
+            raise self.timeout_error()
+
+    def timeout_error(self) -> ServiceError:
+        """What a request that cannot finish within its deadline is answered."""
+        return ServiceError(
+            ErrorCode.REQUEST_TIMEOUT,
+            f"The request did not finish within its {self.seconds:g} s deadline. Retry later, "
+            "or send fewer or shorter conversations.",
+        )
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ Routes, the WebSocket endpoint and the CLI all get what they need from here.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -20,7 +21,7 @@ from threadwise.auth.keys import KeyRing, load_key_ring
 from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
 from threadwise.auth.tokens import ExternalIssuer, TokenIssuer, TokenVerifier
 from threadwise.cache import Cache, InProcessCache, RedisCache
-from threadwise.config import ConfigurationError, Settings
+from threadwise.config import ConfigurationError, EngineChoice, RemoteEngine, Settings
 from threadwise.db.database import Database, database_url
 from threadwise.deadlines import DeadlinePolicy
 from threadwise.engines.apertium import ApertiumEngine
@@ -29,6 +30,9 @@ from threadwise.engines.bergamot import BergamotEngine
 from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama import LlamaCppEngine
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
+from threadwise.engines.profiles import Profiles
+from threadwise.engines.remote import RemoteChatEngine
+from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
@@ -42,8 +46,13 @@ from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
-from threadwise.superpowers.summarize import Summarizer, SummarizeSuperpower, SummaryOptions
-from threadwise.superpowers.translate import TranslateSuperpower, Translator
+from threadwise.superpowers.summarize import (
+    QueuedSummarizer,
+    Summarizer,
+    SummarizeSuperpower,
+    SummaryOptions,
+)
+from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
 
 log = logging.getLogger("threadwise")
@@ -131,10 +140,28 @@ def _external_issuer(settings: Settings) -> ExternalIssuer | None:
     return ExternalIssuer(settings.jwt_external_issuer, settings.jwt_jwks_url)
 
 
+@dataclass(frozen=True)
+class LanguageModel:
+    """One configured language model: its engine, the queue in front of it, and what uses
+    it."""
+
+    engine: ChatEngine
+    queue: Scheduler
+    summarizer: Summarizer
+    llm_translator: LlmTranslator
+    # Read the fixed system prompts at start-up (the embedded engine keeps their state); a
+    # model server's prompt cache is warmed by the first request of any replica.
+    read_ahead: bool
+    close: Callable[[], None]
+
+
 @dataclass
 class Services:
     settings: Settings
     auth: AuthServices
+    # The language models a request's attributes.variant picks from (engine profiles);
+    # engine, llm_queue, summarizer and translator are the default's.
+    models: Profiles[LanguageModel]
     engine: ChatEngine
     llm_queue: Scheduler
     identifier: LanguageIdentifier
@@ -153,24 +180,28 @@ class Services:
     results: Cache
     threads: Cache
     operations: Operations
-    _loading: Future[None] | None = field(default=None, repr=False)
-    _loading_fast: Future[None] | None = field(default=None, repr=False)
+    _loading: list[Future[None]] = field(default_factory=list, repr=False)
 
     def start(self) -> None:
-        """Load the models on the engine's own thread; requests queue behind the load.
-        The translation engines load (and their pipelines start) meanwhile on theirs."""
-        if self._loading is None:
-            self._loading = self.llm_queue.submit(self._load)
-        if self._loading_fast is None:
-            self._loading_fast = self.fast_queue.submit(self._load_fast)
+        """Load each model on its engine's own queue; requests queue behind the load. The
+        translation engines load (and their pipelines start) meanwhile on theirs."""
+        if not self._loading:
+            for model in self.models.values():
+                self._loading.append(model.queue.submit(functools.partial(self._load, model)))
+            self._loading.append(self.fast_queue.submit(self._load_fast))
 
-    def _load(self) -> None:
+    def _load(self, model: LanguageModel) -> None:
         self.identifier.load()
-        self.engine.load()
-        # The fixed system prompts, read once now rather than by the first requests.
-        self.translator.llm.warm()
-        self.summarizer.warm()
-        log.info("model loaded: %s", self.engine.name)
+        model.engine.load()
+        if model.engine.unavailable is not None:
+            # Probed until it answers: the replica is not ready meanwhile.
+            log.warning("%s: %s", model.engine.name, model.engine.unavailable)
+            return
+        if model.read_ahead:
+            # The fixed system prompts, read once now rather than by the first requests.
+            model.llm_translator.warm()
+            model.summarizer.warm()
+        log.info("model loaded: %s", model.engine.name)
 
     def _load_fast(self) -> None:
         for engine in self.machine_translators.values():
@@ -179,30 +210,46 @@ class Services:
 
     @property
     def loaded(self) -> bool:
-        return all(
-            f is not None and f.done() and f.exception() is None
-            for f in (self._loading, self._loading_fast)
+        return bool(self._loading) and all(
+            f.done() and f.exception() is None for f in self._loading
         )
 
     def saturated_queues(self) -> list[str]:
         """The queues that would refuse the next request."""
-        queues = [(self.llm_queue, Priority.BATCH), (self.fast_queue, Priority.INTERACTIVE)]
+        queues = [(m.queue, Priority.BATCH) for m in self.models.values()]
+        queues.append((self.fast_queue, Priority.INTERACTIVE))
         return [queue.name for queue, priority in queues if queue.saturated(priority)]
+
+    def unavailable_engines(self) -> dict[str, str]:
+        """Why each engine that cannot take work now cannot, by profile ("" the default)."""
+        return {
+            name or "": model.engine.unavailable
+            for name, model in self.models.items()
+            if model.engine.unavailable is not None
+        }
 
     @property
     def ready(self) -> bool:
-        """Loaded, not draining, and no queue saturated: send traffic here."""
-        return self.loaded and not self.lifecycle.draining and not self.saturated_queues()
+        """Loaded, not draining, no queue saturated and the default engine there: send
+        traffic here."""
+        return (
+            self.loaded
+            and not self.lifecycle.draining
+            and not self.saturated_queues()
+            and self.engine.unavailable is None
+        )
 
     @property
     def load_error(self) -> BaseException | None:
-        for loading in (self._loading, self._loading_fast):
-            if loading is not None and loading.done() and loading.exception() is not None:
+        for loading in self._loading:
+            if loading.done() and loading.exception() is not None:
                 return loading.exception()
         return None
 
     def close(self) -> None:
-        self.llm_queue.shutdown()
+        for model in self.models.values():
+            model.queue.shutdown()
+            model.close()
         self.fast_queue.shutdown()
         self.auth.close()
         self.idempotency.close()
@@ -216,50 +263,41 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     """Build everything from the settings; joins and verifies the default model if needed."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     auth = build_auth_services(settings)  # first: a settings mistake shows before the model
-    model_path = settings.llm_model_path
-    if model_path is None:
-        model_path = prepare_model(DEFAULT_MODEL, settings.model_dir, progress)
-    elif not model_path.is_file():
-        raise ModelFileError(
-            f"THREADWISE_LLM_MODEL_PATH names {model_path}, which is not a file; point it at a "
-            "GGUF model, or unset it to use the packaged default model."
-        )
     metrics = Metrics()
     cores = CoreShare(settings.llm_threads)
-    engine = LlamaCppEngine(
-        model_path,
-        context_size=settings.llm_context_size,
-        threads=settings.llm_threads,
-        batch_size=settings.llm_batch_size,
-        prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
-        on_call=metrics.model_call,
-        cores=cores if settings.llm_share_cores else None,
-    )
-    queue = Scheduler(
-        settings.llm_queue_size,
-        name="llm",
-        policy=settings.llm_scheduling,
-        observer=metrics,
-        nice=settings.llm_nice,
-    )
     identifier = LanguageIdentifier()
     options = SummaryOptions(notes=settings.summary_notes)
-    summarizer = Summarizer(engine, identifier, options)
     languages = tuple(TRANSLATION_LANGUAGES)
+    engines = _engines(settings, metrics, cores, progress)
+    models = engines.map(
+        lambda built: LanguageModel(
+            built.engine,
+            built.queue,
+            Summarizer(built.engine, identifier, options),
+            LlmTranslator(built.engine, languages, identifier),
+            built.read_ahead,
+            built.close,
+        )
+    )
+    default = models.default
     apertium = ApertiumEngine(languages)
     machine_translators: dict[str, MachineTranslator] = {
         "apertium": apertium,
         "bergamot": BergamotEngine(),
     }
-    llm_translator = LlmTranslator(engine, languages, identifier)
     router = TranslationRouter(
         {
-            LLM: llm_translator.directions(),
+            LLM: default.llm_translator.directions(),
             **{kind: e.directions() for kind, e in machine_translators.items()},
         },
         overrides=settings.translation_routes,
     )
-    translator = Translator(identifier, router, machine_translators, llm_translator, apertium)
+    translators = models.map(
+        lambda model: QueuedTranslator(
+            Translator(identifier, router, machine_translators, model.llm_translator, apertium),
+            model.queue,
+        )
+    )
     fast_queue = Scheduler(
         settings.translation_queue_size,
         name="translate",
@@ -268,7 +306,6 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         typical_seconds=(0.02, 0.02),
         cores=cores,
     )
-    metrics.watch_queue("llm", lambda: queue.depth, settings.llm_queue_size)
     metrics.watch_queue("translate", lambda: fast_queue.depth, settings.translation_queue_size)
     idempotency: IdempotencyStore
     results: Cache
@@ -284,8 +321,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         results = InProcessCache(settings.result_cache_entries)
         threads = InProcessCache(settings.result_cache_entries)
     summarize = SummarizeSuperpower(
-        summarizer,
-        queue,
+        models.map(lambda model: QueuedSummarizer(model.summarizer, model.queue)),
         DeadlinePolicy(
             base=settings.summary_deadline_base_seconds,
             per_thousand_characters=settings.summary_deadline_seconds_per_1000_characters,
@@ -296,8 +332,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         settings.result_cache_ttl_seconds,
     )
     translate = TranslateSuperpower(
-        translator,
-        queue,
+        translators,
         fast_queue,
         DeadlinePolicy(
             base=settings.translation_deadline_base_seconds,
@@ -310,8 +345,13 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     version = digest(
         {
             "service": __version__,
-            "model": engine.name,
-            "summary": [options.notes, options.cast, options.checks, summarizer.system_prompt],
+            "models": {name or "": model.engine.name for name, model in models.items()},
+            "summary": [
+                options.notes,
+                options.cast,
+                options.checks,
+                default.summarizer.system_prompt,
+            ],
             "routes": [
                 [route.source, route.target, *(route.engine(tier) for tier in TIERS)]
                 for route in router.routes()
@@ -331,10 +371,11 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     return Services(
         settings=settings,
         auth=auth,
-        engine=engine,
-        llm_queue=queue,
+        models=models,
+        engine=default.engine,
+        llm_queue=default.queue,
         identifier=identifier,
-        summarizer=summarizer,
+        summarizer=default.summarizer,
         summarize=summarize,
         limits=PayloadLimits(
             max_conversations=settings.max_conversations,
@@ -343,7 +384,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         ),
         machine_translators=machine_translators,
         fast_queue=fast_queue,
-        translator=translator,
+        translator=translators.default.translator,
         translate=translate,
         metrics=metrics,
         lifecycle=lifecycle,
@@ -352,3 +393,94 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         threads=threads,
         operations=operations,
     )
+
+
+@dataclass(frozen=True)
+class _Engine:
+    engine: ChatEngine
+    queue: Scheduler
+    read_ahead: bool
+    close: Callable[[], None]
+
+
+def _engines(
+    settings: Settings, metrics: Metrics, cores: CoreShare, progress: Callable[[str], None]
+) -> Profiles[_Engine]:
+    """The default engine and each profile's, and their queues; profiles configured alike
+    share one engine. The embedded model is prepared only when some profile uses it."""
+    built: list[tuple[EngineChoice, _Engine]] = []
+
+    def engine_for(choice: EngineChoice, queue_name: str) -> _Engine:
+        for known, engine in built:
+            if known == choice:
+                return engine
+        if isinstance(choice, RemoteEngine):
+            engine = _remote_engine(choice, settings, metrics, queue_name)
+        else:
+            engine = _embedded_engine(settings, metrics, cores, progress, queue_name)
+        capacity = engine.queue.capacity
+        metrics.watch_queue(queue_name, lambda: engine.queue.depth, capacity)
+        built.append((choice, engine))
+        return engine
+
+    default = engine_for(settings.default_engine, "llm")
+    named = {
+        name: engine_for(choice, f"llm-{name}") for name, choice in settings.engine_profiles.items()
+    }
+    return Profiles(default, named)
+
+
+def _embedded_engine(
+    settings: Settings,
+    metrics: Metrics,
+    cores: CoreShare,
+    progress: Callable[[str], None],
+    queue_name: str,
+) -> _Engine:
+    model_path = settings.llm_model_path
+    if model_path is None:
+        model_path = prepare_model(DEFAULT_MODEL, settings.model_dir, progress)
+    elif not model_path.is_file():
+        raise ModelFileError(
+            f"THREADWISE_LLM_MODEL_PATH names {model_path}, which is not a file; point it at a "
+            "GGUF model, or unset it to use the packaged default model."
+        )
+    engine = LlamaCppEngine(
+        model_path,
+        context_size=settings.llm_context_size,
+        threads=settings.llm_threads,
+        batch_size=settings.llm_batch_size,
+        prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
+        on_call=metrics.model_call,
+        cores=cores if settings.llm_share_cores else None,
+    )
+    # One worker: llama.cpp's context takes one call at a time.
+    queue = Scheduler(
+        settings.llm_queue_size,
+        name=queue_name,
+        policy=settings.llm_scheduling,
+        observer=metrics,
+        nice=settings.llm_nice,
+    )
+    return _Engine(engine, queue, True, lambda: None)
+
+
+def _remote_engine(
+    server: RemoteEngine, settings: Settings, metrics: Metrics, queue_name: str
+) -> _Engine:
+    engine = RemoteChatEngine(
+        server,
+        context_size=settings.llm_context_size,
+        breaker=CircuitBreaker(settings.llm_breaker_failures, settings.llm_breaker_seconds),
+        on_call=metrics.model_call,
+    )
+    # The server batches: as many workers as requests it may have in flight, and the queue
+    # holds llm_queue_size more of each kind.
+    queue = Scheduler(
+        settings.llm_queue_size + server.concurrency,
+        name=queue_name,
+        policy=settings.llm_scheduling,
+        observer=metrics,
+        workers=server.concurrency,
+    )
+    return _Engine(engine, queue, False, engine.close)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -92,7 +93,8 @@ def test_full_queue_is_503_with_retry_after(
     from threadwise.engines.scheduler import Scheduler
 
     full = Scheduler(capacity=0, name="full")
-    monkeypatch.setattr(services.summarize, "queue", full)
+    summarizers = services.summarize.summarizers
+    monkeypatch.setattr(summarizers, "default", replace(summarizers.default, queue=full))
     body = minimal_body()
     # Content no other test sends: no cached answer.
     body["request"]["scope"]["conversations"][0]["messages"][0]["content"] = "Parcel 90210 lost."

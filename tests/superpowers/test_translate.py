@@ -13,12 +13,13 @@ import pytest
 
 from tests.conftest import DATA, minimal_body
 from threadwise.deadlines import Deadline, DeadlinePolicy
+from threadwise.engines.profiles import Profiles
 from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode
 from threadwise.services import Services
-from threadwise.superpowers.translate import TranslateSuperpower, Translator
+from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Parts
@@ -118,7 +119,9 @@ def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: 
     release = threading.Event()
     pool = Scheduler(capacity=8, name="fast", workers=2)
     deadlines = DeadlinePolicy(base=3, per_thousand_characters=0, ceiling=3)
-    superpower = TranslateSuperpower(services.translator, busy, pool, deadlines)
+    superpower = TranslateSuperpower(
+        Profiles(QueuedTranslator(services.translator, busy)), pool, deadlines
+    )
 
     async def scenario() -> list[Any]:
         blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))
@@ -159,7 +162,9 @@ def superpower_with(
     services: Services, llm: Scheduler, fast: Scheduler, seconds: float
 ) -> TranslateSuperpower:
     deadlines = DeadlinePolicy(base=seconds, per_thousand_characters=0, ceiling=seconds)
-    return TranslateSuperpower(services.translator, llm, fast, deadlines)
+    return TranslateSuperpower(
+        Profiles(QueuedTranslator(services.translator, llm)), fast, deadlines
+    )
 
 
 def test_the_fast_tier_never_waits_for_the_model(services: Services) -> None:

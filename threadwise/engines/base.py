@@ -24,7 +24,8 @@ class Completion:
 
 
 class ChatEngine(Protocol):
-    """A chat model. Calls are not concurrent: the work queue serializes them.
+    """A chat model. Its work queue has as many workers as it takes calls at once: one for
+    the embedded model, the concurrency of a model server.
 
     Backends keep what they can of the previous call's state: a prompt that extends the
     previous one (same system prompt, or a follow-up turn) is only processed from where
@@ -41,6 +42,11 @@ class ChatEngine(Protocol):
 
     @property
     def loaded(self) -> bool: ...
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the engine cannot take work now (its server is down), or None."""
+        ...
 
     def load(self) -> None: ...
 

@@ -92,6 +92,10 @@ class LlamaCppEngine:
     def loaded(self) -> bool:
         return self._llm is not None
 
+    @property
+    def unavailable(self) -> str | None:
+        return None  # in the process: there when loaded
+
     def load(self) -> None:
         # Imported late: it loads the native library.
         from llama_cpp import Llama

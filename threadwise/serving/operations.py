@@ -176,13 +176,16 @@ def canonical_body(body: MessageBody) -> dict[str, Any]:
 
 
 def cache_content(body: MessageBody) -> dict[str, Any]:
-    """What decides an answer: conversations, languages and settings; not the request's IDs."""
+    """What decides an answer: conversations, languages, settings and the variant (which
+    picks the engine profile); not the request's IDs."""
     request = body.request
+    variant = request.attributes.variant
     return {
         "conversations": [c.model_dump(mode="json") for c in request.scope.conversations],
         "timestamps": _timestamps(body),
         "settings": request.settings.model_dump(mode="json", exclude={"disableStream"}),
         "channel": body.session.channel.language,
+        "variant": variant.strip().casefold() if variant else None,
     }
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from threadwise.deadlines import Deadline, DeadlinePolicy
+from threadwise.engines.profiles import Choice, Profiles
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
@@ -62,6 +63,8 @@ LARGE_WORK_CHARACTERS = 20_000
 LARGE = "large"
 # What the fast queue's estimates count as one unit of work (about 20 ms).
 COST_CHARACTERS = 1_000
+# Why the model's refusal (OVERLOADED, by its reason) sent a group to the fast engine.
+_FALLBACK_REASONS = {"engine_down": "the model server is down"}
 
 
 @dataclass(frozen=True)
@@ -288,18 +291,27 @@ class Translator:
         return text
 
 
+@dataclass(frozen=True)
+class QueuedTranslator:
+    """A translator (its model one engine's) and the work queue of that engine."""
+
+    translator: Translator
+    queue: Scheduler
+
+
 class TranslateSuperpower:
     """The operation as transports call it: plan, route each group, fall back, answer."""
 
     def __init__(
         self,
-        translator: Translator,
-        llm_queue: Scheduler,
+        translators: Profiles[QueuedTranslator],
         fast_queue: Scheduler,
         deadlines: DeadlinePolicy,
     ) -> None:
-        self.translator = translator
-        self.llm_queue = llm_queue
+        # The request's attributes.variant picks the model's (engine profiles); the rest of
+        # the pipeline is the same for all.
+        self.translators = translators
+        self.translator = translators.default.translator
         # Language identification, segmentation and the fast engines: threads of their own,
         # bounded like the model's queue, never behind it.
         self.fast_queue = fast_queue
@@ -307,6 +319,7 @@ class TranslateSuperpower:
 
     async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
         job = self.translator.plan(body)  # bad input fails here, before any engine runs
+        model = self.translators.choose(body.request.attributes.variant)
         characters = sum(len(m.content) for m in job.messages)
         deadline = self.deadlines.start(characters)
         # One trip to the fast engines' threads: detection, segmentation and every group a
@@ -319,8 +332,9 @@ class TranslateSuperpower:
             for source, indices in prepared.groups[number].items():
                 translated = prepared.done.get((number, source))
                 if translated is None:
+                    messages = [prepared.segmented[i] for i in indices]
                     translated = await self._group(
-                        job.tier, [prepared.segmented[i] for i in indices], source, target, deadline
+                        model, job.tier, messages, source, target, deadline
                     )
                 for index, item in zip(indices, translated, strict=True):
                     outcome[index] = item
@@ -369,20 +383,22 @@ class TranslateSuperpower:
 
     async def _group(
         self,
+        model: Choice[QueuedTranslator],
         tier: Tier,
         messages: list[SegmentedMessage],
         source: str,
         target: LanguageTag,
         deadline: Deadline,
     ) -> list[Translated]:
-        """A group the tier gives to the model: on its queue, or on the fast engine when
-        the model cannot answer in time."""
-        route = self.translator.router.route(source, target.language)
+        """A group the tier gives to the model (the one ``model`` chose): on its queue, or
+        on the fast engine when the model cannot answer in time."""
+        translator, queue = model.value.translator, model.value.queue
+        route = translator.router.route(source, target.language)
         assert route is not None, "routed in _prepare"
         engine = route.engine(tier)
         fallback = route.fast if route.fast != NO_ENGINE else None
         reason = None
-        expected_wait = self.llm_queue.expected_wait(Priority.INTERACTIVE)
+        expected_wait = queue.expected_wait(Priority.INTERACTIVE)
         if fallback is not None and expected_wait > deadline.remaining() - FALLBACK_RESERVE_SECONDS:
             reason = f"the model's queue needs ~{expected_wait:.0f} s"
         else:
@@ -390,8 +406,8 @@ class TranslateSuperpower:
             reserve = FALLBACK_RESERVE_SECONDS if fallback is not None else 0.0
             model_deadline = Deadline(max(0.1, deadline.remaining() - reserve))
             try:
-                return await self.llm_queue.run(
-                    lambda: self.translator.translate_group(
+                translated = await queue.run(
+                    lambda: translator.translate_group(
                         engine, messages, source, target, model_deadline
                     ),
                     model_deadline,
@@ -403,11 +419,16 @@ class TranslateSuperpower:
                     ErrorCode.REQUEST_TIMEOUT,
                 ):
                     raise
-                reason = "the model is busy" if exc.code is ErrorCode.OVERLOADED else "timeout"
+                if exc.code is ErrorCode.REQUEST_TIMEOUT:
+                    reason = "timeout"
+                else:
+                    reason = _FALLBACK_REASONS.get(exc.reason or "", "the model is busy")
             except TranslationEngineError:
                 if fallback is None:
                     raise
                 reason = "the model failed"
+            else:
+                return [_noted(t, model.note) for t in translated]
         assert fallback is not None
         # No deadline here: the model may overrun its share (prompt processing cannot be
         # interrupted), and the fast engine answers in milliseconds; late beats failed.
@@ -416,10 +437,7 @@ class TranslateSuperpower:
             None,
             sum(len(m.text) for m in messages),
         )
-        note = f" (fast fallback: {reason})"
-        return [
-            Translated(t.text, t.engine + note if t.engine != UNCHANGED else t.engine) for t in fast
-        ]
+        return [_noted(t, f" (fast fallback: {reason})") for t in fast]
 
     def _fast_now(
         self,
@@ -446,6 +464,13 @@ class TranslateSuperpower:
         lanes = (LARGE,) if characters > LARGE_WORK_CHARACTERS else ()
         cost = max(1.0, characters / COST_CHARACTERS)
         return await self.fast_queue.run(work, deadline, Priority.INTERACTIVE, cost, lanes)
+
+
+def _noted(translated: Translated, note: str) -> Translated:
+    """``note`` added to the engine of a message an engine translated."""
+    if not note or translated.engine == UNCHANGED:
+        return translated
+    return Translated(translated.text, translated.engine + note)
 
 
 def _language_of(tag: str) -> str | None:

@@ -26,8 +26,9 @@ async def healthz() -> dict[str, str]:
 
 _NOT_READY: dict[int | str, dict[str, Any]] = {
     503: {
-        "description": "Not ready: `loading`, `failed` (with `error`), `draining`, or "
-        "`saturated` (with `queues`), as `status`.",
+        "description": "Not ready: `loading`, `failed` (with `error`), `draining`, "
+        "`unavailable` (the model server is down: `engine`, `error`), or `saturated` (with "
+        "`queues`), as `status`.",
         "content": {"application/json": {"schema": {"type": "object", "required": ["status"]}}},
     }
 }
@@ -35,10 +36,16 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {
 
 @router.get("/readyz", responses=_NOT_READY)
 async def readyz(services: ServicesDep) -> JSONResponse:
-    """Ready to take traffic: 503 while the models load, while a queue is saturated (an
-    autoscaler or load balancer should send work elsewhere), and while shutting down."""
+    """Ready to take traffic: 503 while the models load, while the default engine's model
+    server is down, while a queue is saturated (an autoscaler or load balancer should send
+    work elsewhere), and while shutting down. Another profile's engine that is down is named
+    under ``unavailable`` (its requests fail at once) without making the replica unready."""
+    down = services.unavailable_engines()
     if services.ready:
-        return JSONResponse({"status": "ready", "engine": services.engine.name})
+        ready: dict[str, Any] = {"status": "ready", "engine": services.engine.name}
+        if down:
+            ready["unavailable"] = down
+        return JSONResponse(ready)
     error = services.load_error
     if error is not None:
         return JSONResponse({"status": "failed", "error": str(error)}, status_code=503)
@@ -46,6 +53,11 @@ async def readyz(services: ServicesDep) -> JSONResponse:
         return JSONResponse({"status": "loading"}, status_code=503)
     if services.lifecycle.draining:
         return JSONResponse({"status": "draining"}, status_code=503)
+    if "" in down:
+        return JSONResponse(
+            {"status": "unavailable", "engine": services.engine.name, "error": down[""]},
+            status_code=503,
+        )
     return JSONResponse(
         {"status": "saturated", "queues": services.saturated_queues()}, status_code=503
     )

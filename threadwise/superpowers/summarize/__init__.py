@@ -7,6 +7,12 @@ sentence without the model; ``memory`` lets a growing thread be summarized from 
 
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions
 from threadwise.superpowers.summarize.pipeline import Summarizer
-from threadwise.superpowers.summarize.superpower import SummarizeSuperpower
+from threadwise.superpowers.summarize.superpower import QueuedSummarizer, SummarizeSuperpower
 
-__all__ = ["SummarizeSuperpower", "Summarizer", "SummaryJob", "SummaryOptions"]
+__all__ = [
+    "QueuedSummarizer",
+    "SummarizeSuperpower",
+    "Summarizer",
+    "SummaryJob",
+    "SummaryOptions",
+]

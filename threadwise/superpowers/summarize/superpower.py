@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from threadwise.cache import Cache
 from threadwise.deadlines import DeadlinePolicy
+from threadwise.engines.profiles import Profiles
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
 from threadwise.superpowers.summarize.job import SummaryJob
@@ -16,19 +18,26 @@ from threadwise.superpowers.summarize.pipeline import Summarizer
 from threadwise.superpowers.summarize.streaming import DraftStream
 
 
+@dataclass(frozen=True)
+class QueuedSummarizer:
+    """A summarizer and the work queue of its engine."""
+
+    summarizer: Summarizer
+    queue: Scheduler
+
+
 class SummarizeSuperpower:
     """The operation as transports call it: validate, queue for the model, answer."""
 
     def __init__(
         self,
-        summarizer: Summarizer,
-        queue: Scheduler,
+        summarizers: Profiles[QueuedSummarizer],
         deadlines: DeadlinePolicy,
         threads: Cache | None = None,
         threads_ttl_seconds: float = 3600.0,
     ) -> None:
-        self.summarizer = summarizer
-        self.queue = queue
+        # The request's attributes.variant picks one (engine profiles).
+        self.summarizers = summarizers
         self.deadlines = deadlines
         # What was said of each thread (per organization), for its next, longer version.
         self.threads = threads
@@ -44,7 +53,9 @@ class SummarizeSuperpower:
         """The summary; with ``on_partial``, the draft so far is passed to it (on the event
         loop) as the model writes it, before this returns. ``scope`` (tenant and
         organization) keeps the memory of summarized threads apart."""
-        job = self.summarizer.plan(body)  # bad input fails here, before it takes a queue slot
+        chosen = self.summarizers.choose(body.request.attributes.variant)
+        summarizer, queue = chosen.value.summarizer, chosen.value.queue
+        job = summarizer.plan(body)  # bad input fails here, before it takes a queue slot
         deadline = self.deadlines.start(len(job.transcript.text))
         stream = None
         if on_partial is not None:
@@ -54,13 +65,13 @@ class SummarizeSuperpower:
                 loop.call_soon_threadsafe(on_partial, text)
 
             stream = DraftStream(to_loop)
-        key = self._thread_key(body, job, scope)
+        key = self._thread_key(body, job, scope, summarizer)
         stored = await self.threads.get(key) if self.threads is not None else None
         memory = ThreadMemory.from_json(stored) if stored else None
         # Cost: roughly what the model takes, in units of a short chat's summary.
         cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
-        summary = await self.queue.run(
-            lambda: self.summarizer.run(job, deadline, stream, memory),
+        summary = await queue.run(
+            lambda: summarizer.run(job, deadline, stream, memory),
             deadline,
             Priority.BATCH,
             cost,
@@ -84,20 +95,22 @@ class SummarizeSuperpower:
                 content=summary.text,
                 type="summary",
                 language=summary.language,
-                engine=summary.engine,
+                engine=summary.engine + chosen.note,
                 evidence=evidence,
             )
         ]
 
-    def _thread_key(self, body: MessageBody, job: SummaryJob, scope: str) -> str:
-        options = self.summarizer.options
+    def _thread_key(
+        self, body: MessageBody, job: SummaryJob, scope: str, summarizer: Summarizer
+    ) -> str:
+        options = summarizer.options
         what = [
             scope,
             body.request.connections.threadId,
             job.language,
             job.form,
             job.max_chars,
-            self.summarizer.engine.name,
+            summarizer.engine.name,
             [options.notes, options.cast, options.checks],
         ]
         return hashlib.sha256(repr(what).encode()).hexdigest()
