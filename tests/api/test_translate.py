@@ -243,7 +243,11 @@ def test_short_fast_translations_keep_answering_beside_hostile_and_oversized_one
 
             abandoned = [asyncio.ensure_future(abandon(oversized)) for _ in range(2)]
             caret = [asyncio.ensure_future(post(hostile)) for _ in range(2)]
-            await asyncio.sleep(0.2)
+            # The probes start once the hostile work holds the fast queue.
+            started = time.monotonic() + 10
+            while not services.fast_queue.depth:
+                assert time.monotonic() < started, "the hostile requests never reached the queue"
+                await asyncio.sleep(0.01)
             seconds = []
             until = time.monotonic() + 4
             while time.monotonic() < until:
