@@ -126,6 +126,26 @@ def test_a_claim_expires_with_its_lease(store: IdempotencyStore) -> None:
     asyncio.run(scenario())
 
 
+def test_a_renewed_claim_outlives_its_first_lease(store: IdempotencyStore) -> None:
+    async def scenario() -> None:
+        first = await store.claim("t:org", "k7", "fp", wait_seconds=1, lease_seconds=0.3)
+        assert await store.renew(first, 5)
+        await asyncio.sleep(0.5)
+        with pytest.raises(ServiceError) as held:
+            await store.claim("t:org", "k7", "fp", wait_seconds=0.1, lease_seconds=10)
+        assert held.value.code is ErrorCode.REQUEST_TIMEOUT
+        # Once answered, or in another owner's hands, a claim is not renewed.
+        await store.complete(first, {"results": []})
+        assert not await store.renew(first, 5)
+        lapsed = await store.claim("t:org", "k8", "fp", wait_seconds=1, lease_seconds=0.1)
+        await asyncio.sleep(0.3)
+        taken = await store.claim("t:org", "k8", "fp", wait_seconds=1, lease_seconds=10)
+        assert taken.owner is not None
+        assert not await store.renew(lapsed, 5)
+
+    asyncio.run(scenario())
+
+
 def test_waiting_is_bounded() -> None:
     async def scenario() -> None:
         store = InProcessIdempotencyStore(60, 10)

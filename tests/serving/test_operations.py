@@ -14,6 +14,7 @@ from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.serving import operations as operations_module
 from threadwise.serving.idempotency import InProcessIdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations
@@ -81,6 +82,24 @@ def test_concurrent_requests_with_one_key_run_once() -> None:
         assert {first.idempotency, second.idempotency} == {"new", "replayed"}
 
     asyncio.run(scenario())
+
+
+def test_a_key_is_held_while_its_work_outlasts_the_lease(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Held a short lease at a time (a killed replica lets go soon), renewed while it runs.
+    monkeypatch.setattr(operations_module, "LEASE_SECONDS", 0.3)
+    power = StandIn(delay=1.0)
+    ops = operations(power)
+
+    async def scenario() -> tuple[Any, Any]:
+        first = asyncio.ensure_future(run(ops, body(), key="slow"))
+        await asyncio.sleep(0.5)  # past the first lease
+        return await asyncio.gather(first, run(ops, body(), key="slow"))
+
+    (first, _), (second, record) = asyncio.run(scenario())
+    assert power.calls == 1 and first == second == "answer 1"
+    assert record.idempotency == "replayed"
 
 
 def test_a_retryable_failure_is_not_stored_but_a_final_one_is() -> None:

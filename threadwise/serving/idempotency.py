@@ -5,8 +5,9 @@ A key is claimed before the work starts. A second request with the key waits whi
 runs, then gets its answer; if the first gave up (cancelled, or a retryable error such as
 ``OVERLOADED``), the second claims the key and does the work. A key sent again with a
 different request is refused (422), as Stripe does. Kept in the process by default, or in
-Redis, where a claim is a ``SET NX`` with a time to live (a replica that dies mid-request
-cannot hold a key for ever) and waiters poll.
+Redis, where a claim is a ``SET NX`` with a short time to live that its request renews
+while it runs (``renew``): a replica killed mid-request lets go of its keys within one lease,
+and a client's retry with the key then does the work. Waiters poll.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ class IdempotencyStore(ABC):
         """Give the key up without an answer: the next request with it does the work."""
 
     @abstractmethod
+    async def renew(self, claim: Claim, lease_seconds: float) -> bool:
+        """Hold the running claim ``lease_seconds`` more; False if it is no longer held."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release connections, if any."""
 
@@ -161,6 +166,15 @@ class InProcessIdempotencyStore(IdempotencyStore):
             if entry is not None and entry.owner == claim.owner and entry.answer is None:
                 del self._entries[(claim.scope, claim.key)]
 
+    async def renew(self, claim: Claim, lease_seconds: float) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            entry = self._entries.get((claim.scope, claim.key))
+            if entry is None or entry.owner != claim.owner or entry.answer is not None:
+                return False
+            entry.expires = max(entry.expires, now + lease_seconds)
+            return True
+
     def close(self) -> None:
         """Nothing to release."""
 
@@ -180,6 +194,15 @@ local entry = cjson.decode(current)
 if entry['owner'] ~= ARGV[1] or entry['state'] ~= 'running' then return 0 end
 return redis.call('DEL', KEYS[1])
 """
+# ARGV: owner, lease ms. 1 if the owner still runs it (and holds it longer).
+_RENEW = """
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+local entry = cjson.decode(current)
+if entry['owner'] ~= ARGV[1] or entry['state'] ~= 'running' then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
 
 
 class RedisIdempotencyStore(IdempotencyStore):
@@ -191,6 +214,7 @@ class RedisIdempotencyStore(IdempotencyStore):
         self._client = connect(url)
         self._complete = self._client.register_script(_COMPLETE)
         self._release = self._client.register_script(_RELEASE)
+        self._renew = self._client.register_script(_RENEW)
         self._prefix = prefix
         self._outage = OutageWarning(log, "idempotency keys not applied")
 
@@ -235,6 +259,17 @@ class RedisIdempotencyStore(IdempotencyStore):
 
     async def release(self, claim: Claim) -> None:
         await self._script(self._release, claim)
+
+    async def renew(self, claim: Claim, lease_seconds: float) -> bool:
+        assert claim.owner is not None
+        args: list[str | int] = [claim.owner, max(1, round(lease_seconds * 1000))]
+        name = self._name(claim.scope, claim.key)
+        try:
+            held = await anyio.to_thread.run_sync(lambda: self._renew(keys=[name], args=args))
+        except redis.RedisError as exc:
+            self._outage.warn(exc)
+            return True  # not known to be lost: the work goes on, as without Redis
+        return bool(held)
 
     async def _script(self, script: Any, claim: Claim, value: str = "") -> None:
         args = [claim.owner, value, max(1, round(self.ttl_seconds * 1000))]

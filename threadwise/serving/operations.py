@@ -7,9 +7,12 @@ returns (or raises) in their own framing.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-from collections.abc import Callable
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from threadwise.cache import Cache
@@ -23,12 +26,14 @@ from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.translate import TranslateSuperpower
 
+log = logging.getLogger(__name__)
+
 Operation = Literal["summarize", "translate"]
 Results = list[list[ResponseItem]]
 
-# A claimed idempotency key outlives its request's deadline by this much, then expires (a
-# replica that died mid-request does not hold the key for ever).
-_LEASE_MARGIN_SECONDS = 30.0
+# A claimed idempotency key is held this long at a time, renewed while its request runs: a
+# replica killed mid-request lets go of its keys within this, and a retry does the work.
+LEASE_SECONDS = 10.0
 
 
 class Operations:
@@ -95,7 +100,7 @@ class Operations:
             key,
             digest({"operation": operation, "body": canonical_body(body)}),
             wait_seconds=seconds,
-            lease_seconds=seconds + _LEASE_MARGIN_SECONDS,
+            lease_seconds=LEASE_SECONDS,
         )
         if claim.answer is not None:
             record.idempotency = "replayed"
@@ -104,7 +109,8 @@ class Operations:
         record.idempotency = "waited then new" if claim.waited else "new"
         self._count("idempotency", "new")
         try:
-            results = await self._answer(operation, body, scope, record, on_partial)
+            async with self._holding(claim):
+                results = await self._answer(operation, body, scope, record, on_partial)
         except ServiceError as exc:
             await self._end_failed(claim, exc)
             raise
@@ -113,6 +119,27 @@ class Operations:
             raise
         await self.idempotency.complete(claim, _encode(results))
         return results
+
+    @asynccontextmanager
+    async def _holding(self, claim: Claim) -> AsyncIterator[None]:
+        """Renew the claim's lease while the work runs."""
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(LEASE_SECONDS / 3)
+                if not await self.idempotency.renew(claim, LEASE_SECONDS):
+                    log.warning(
+                        "the idempotency key %r expired while its request ran; a retry "
+                        "with it may run the request again",
+                        claim.key[:64],
+                    )
+                    return
+
+        renewing = asyncio.ensure_future(renew())
+        try:
+            yield
+        finally:
+            renewing.cancel()
 
     async def _end_failed(self, claim: Claim, error: ServiceError) -> None:
         # A retryable failure is not the answer: a retry with the same key tries again.
