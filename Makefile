@@ -11,7 +11,7 @@ test: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
-	scripts/test-services.sh .venv/bin/pytest
+	scripts/with-services.sh .venv/bin/pytest
 
 lint:
 	.venv/bin/ruff check --fix .

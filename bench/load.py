@@ -166,7 +166,10 @@ class Answer:
 class Transport(Protocol):
     name: str
 
-    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer: ...
+    async def send(
+        self, kind: str, operation: str, body: dict[str, Any], key: str | None = None
+    ) -> Answer:
+        """One attempt; ``key``: its idempotency key."""
 
     async def close(self) -> None: ...
 
@@ -182,13 +185,16 @@ class RestTransport:
             limits=httpx2.Limits(max_connections=400, max_keepalive_connections=100),
         )
 
-    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer:
+    async def send(
+        self, kind: str, operation: str, body: dict[str, Any], key: str | None = None
+    ) -> Answer:
         correlation = uuid.uuid4().hex
+        headers = {"X-Correlation-Id": correlation}
+        if key is not None:
+            headers["Idempotency-Key"] = key
         started = time.perf_counter()
         try:
-            response = await self.client.post(
-                f"/message/{operation}", json=body, headers={"X-Correlation-Id": correlation}
-            )
+            response = await self.client.post(f"/message/{operation}", json=body, headers=headers)
         except httpx2.HTTPError as exc:
             return Answer(kind, None, failure=f"{type(exc).__name__}: {exc}")
         seconds = time.perf_counter() - started
@@ -197,9 +203,10 @@ class RestTransport:
             envelope.get("requestId") == body["request"]["requestId"] or response.status_code >= 400
         )
         code = envelope.get("error", {}).get("code", "OK") if response.status_code != 200 else "OK"
-        return Answer(
-            kind, response.status_code, code, response.headers.get("retry-after"), seconds, own
-        )
+        retry = response.headers.get("retry-after")
+        if retry is None and envelope.get("error", {}).get("retryable"):
+            retry = "retryable"  # the balancer's 502 and 504 say so in the body
+        return Answer(kind, response.status_code, code, retry, seconds, own)
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -217,22 +224,25 @@ class SocketTransport:
         self.sockets: list[ClientConnection] = []
         self.readers: list[asyncio.Task[None]] = []
         self.pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.sent_on: dict[str, ClientConnection] = {}  # the socket of each request pending
         self.frames: Counter[str] = Counter()  # frames received per correlation id
         self.turn = 0
         self._opening = asyncio.Lock()
 
     async def _socket(self) -> ClientConnection:
+        """The next socket in turn; one a server closed (a replica that stopped) is opened
+        again, as a client does."""
         async with self._opening:
-            if not self.sockets:
-                for _ in range(self.size):
-                    socket_ = await connect(
-                        self.url,
-                        subprotocols=[Subprotocol("optave-v1"), Subprotocol(self.token)],
-                        max_size=1 << 20,
-                        open_timeout=30,
-                    )
-                    self.sockets.append(socket_)
-                    self.readers.append(asyncio.ensure_future(self._read(socket_)))
+            self.sockets = [s for s in self.sockets if s.close_code is None]
+            while len(self.sockets) < self.size:
+                socket_ = await connect(
+                    self.url,
+                    subprotocols=[Subprotocol("optave-v1"), Subprotocol(self.token)],
+                    max_size=1 << 20,
+                    open_timeout=30,
+                )
+                self.sockets.append(socket_)
+                self.readers.append(asyncio.ensure_future(self._read(socket_)))
         self.turn += 1
         return self.sockets[self.turn % len(self.sockets)]
 
@@ -247,28 +257,33 @@ class SocketTransport:
                     waiting.set_result(frame)
         except ConnectionClosed:
             pass
-        for waiting in self.pending.values():
-            if not waiting.done():
-                waiting.set_exception(ConnectionError("the socket closed"))
+        # Requests sent on this socket and not answered: lost with it.
+        for correlation, owner in list(self.sent_on.items()):
+            waiting = self.pending[correlation]
+            if owner is socket_ and not waiting.done():
+                waiting.set_exception(ConnectionError("the socket closed before the answer"))
 
-    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer:
+    async def send(
+        self, kind: str, operation: str, body: dict[str, Any], key: str | None = None
+    ) -> Answer:
         correlation = uuid.uuid4().hex
         started = time.perf_counter()
         waiting: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[correlation] = waiting
-        frame = {
-            "action": "message",
-            "headers": {"correlationId": correlation, "action": operation},
-            "payload": body,
-        }
+        headers = {"correlationId": correlation, "action": operation}
+        if key is not None:
+            headers["idempotencyKey"] = key
+        frame = {"action": "message", "headers": headers, "payload": body}
         try:
             socket_ = await self._socket()
+            self.sent_on[correlation] = socket_
             await socket_.send(json.dumps(frame))
             reply = await asyncio.wait_for(waiting, CLIENT_TIMEOUT_SECONDS)
         except (OSError, TimeoutError, ConnectionClosed) as exc:
             return Answer(kind, None, failure=f"{type(exc).__name__}: {exc}")
         finally:
             del self.pending[correlation]
+            self.sent_on.pop(correlation, None)
         seconds = time.perf_counter() - started
         own = reply.get("correlationId") == correlation and (
             reply.get("requestId") == body["request"]["requestId"] or reply["state"] == "error"
@@ -302,11 +317,13 @@ class MixedTransport:
         self.socket = socket_
         self.turn = 0
 
-    async def send(self, kind: str, operation: str, body: dict[str, Any]) -> Answer:
+    async def send(
+        self, kind: str, operation: str, body: dict[str, Any], key: str | None = None
+    ) -> Answer:
         self.turn += 1
         if self.turn % 2:
-            return await self.rest.send(kind, operation, body)
-        return await self.socket.send(kind, operation, body)
+            return await self.rest.send(kind, operation, body, key)
+        return await self.socket.send(kind, operation, body, key)
 
     async def close(self) -> None:
         await self.rest.close()

@@ -28,7 +28,7 @@ from pathlib import Path
 from bench.common import support_chat_bodies
 from bench.dialogsum import dialogue_body, load_dialogsum
 from bench.summarize import first_messages
-from tests.llama_server import llama_server
+from scripts.model_server import llama_server
 from threadwise.config import RemoteEngine, Settings
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead

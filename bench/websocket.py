@@ -34,7 +34,8 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.typing import Subprotocol
 
-from tests.conftest import free_port, minimal_body
+from scripts.model_server import free_port
+from tests.conftest import minimal_body
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL
 from threadwise.payload import parse_message_body

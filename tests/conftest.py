@@ -4,7 +4,6 @@ import json
 import logging
 import os
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from scripts.model_server import free_port
 from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
@@ -25,7 +25,7 @@ from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
 DATA = Path(__file__).parent / "data"
-# scripts/test-services.sh (which `make test` runs pytest through) starts these servers.
+# scripts/with-services.sh (which `make test` runs pytest through) starts these servers.
 POSTGRES_VARIABLE = "THREADWISE_TEST_POSTGRES_URL"
 REDIS_VARIABLE = "THREADWISE_TEST_REDIS_URL"
 
@@ -104,13 +104,6 @@ class LiveServer:
         return self.url.replace("http://", "ws://", 1)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def serving(services: Services, settings: Settings) -> Iterator[Server]:
     """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
@@ -170,11 +163,11 @@ def live_server(services: Services, settings: Settings) -> Iterator[LiveServer]:
 
 
 def service_url(variable: str) -> str:
-    """The URL of a server scripts/test-services.sh started; skips (fails on CI) without it."""
+    """The URL of a server scripts/with-services.sh started; skips (fails on CI) without it."""
     url = os.environ.get(variable)
     if url:
         return url
-    message = f"{variable} is not set: run through scripts/test-services.sh (make test does)"
+    message = f"{variable} is not set: run through scripts/with-services.sh (make test does)"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
@@ -205,7 +198,7 @@ def database_url(
 def llama_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server with the small packaged model, on
     127.0.0.1: its base URL (``tests/llama_server.py``)."""
-    from tests.llama_server import SMALL_MODEL, llama_server
+    from scripts.model_server import SMALL_MODEL, llama_server
 
     model = prepare_model(SMALL_MODEL, Settings().model_dir)
     with llama_server(model, tmp_path_factory.mktemp("llama-server") / "server.log") as url:

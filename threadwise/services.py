@@ -342,6 +342,15 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         ),
     )
     lifecycle = Lifecycle()
+
+    async def hand_back_waiting(grace_seconds: float) -> None:
+        # At a drain, what waits for a model (seconds to minutes each) is refused at once
+        # with 503 OVERLOADED: a load balancer sends it to another replica (HAProxy's
+        # retry-on 503), where it would otherwise wait out this replica's grace period.
+        for model in models.values():
+            model.queue.hand_back_waiting()
+
+    lifecycle.on_shutdown(hand_back_waiting)
     version = digest(
         {
             "service": __version__,

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from scripts.model_server import ALIAS, SMALL_MODEL, free_port
 from tests.api.test_websocket import until
-from tests.conftest import DATA, free_port, minimal_body, serving, signed_in, wait_until_ready
+from tests.conftest import DATA, minimal_body, serving, signed_in, wait_until_ready
 from tests.engines.remote.fake_server import FakeServer
-from tests.llama_server import ALIAS, SMALL_MODEL
 from threadwise.client import ThreadwiseClient, ThreadwiseError
 from threadwise.config import RemoteEngine, Settings
 from threadwise.engines.model_files import prepare_model

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Any
 
 import pytest
 import yaml
+
+from scripts.cluster import find_haproxy
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 K8S = DEPLOY / "k8s"
@@ -110,11 +111,11 @@ def model_server_settings(command: list[str]) -> Any:
 
 
 def haproxy_binary() -> str:
-    """HAProxy, which scripts/test-services.sh installs; skips (fails on CI) without it."""
-    binary = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
+    """HAProxy, which scripts/with-services.sh installs; skips (fails on CI) without it."""
+    binary = find_haproxy()
     if binary:
         return binary
-    message = "haproxy is not installed: scripts/test-services.sh installs Debian's (make test)"
+    message = "haproxy is not installed: scripts/with-services.sh installs Debian's (make test)"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)

@@ -23,7 +23,7 @@ from websockets.http11 import Request, Response
 from websockets.sync.client import connect
 from websockets.sync.server import ServerConnection, serve
 
-from tests.conftest import free_port
+from scripts.model_server import free_port
 from tests.deploy.conftest import DEPLOY, haproxy_binary
 from threadwise import INTERFACE_VERSION
 from threadwise.protocol import ErrorCode, error_envelope

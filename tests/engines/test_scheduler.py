@@ -202,6 +202,34 @@ def test_shutdown_refuses_new_work() -> None:
     asyncio.run(scenario())
 
 
+def test_at_a_drain_waiting_jobs_are_handed_back_and_the_running_one_finishes() -> None:
+    async def scenario() -> None:
+        queue = scheduler(3)
+        release = threading.Event()
+        first = await started(queue, release)
+        ran: list[int] = []
+        waiting = [
+            asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(10)))
+            for _ in range(2)
+        ]
+        await asyncio.sleep(0.01)
+        assert queue.hand_back_waiting() == 2
+        for job in waiting:
+            with pytest.raises(ServiceError) as caught:
+                await job
+            assert caught.value.code is ErrorCode.OVERLOADED
+            assert caught.value.reason == "draining"
+        assert queue.depth == 1
+        # A request in flight may still queue its next step.
+        later = asyncio.ensure_future(queue.run(lambda: 5, Deadline(10)))
+        release.set()
+        assert await first is True and await later == 5
+        assert ran == [] and queue.depth == 0
+        queue.shutdown()
+
+    asyncio.run(scenario())
+
+
 def test_a_busy_lane_holds_one_thread_and_the_others_keep_working() -> None:
     """Two jobs of one lane (large requests) never take two threads: the second waits in
     the queue, and work queued after it runs on the free thread."""

@@ -1,4 +1,4 @@
-"""Idempotency keys, in the process and in Redis (the test server of scripts/test-services.sh)."""
+"""Idempotency keys, in the process and in Redis (the test server of scripts/with-services.sh)."""
 
 from __future__ import annotations
 

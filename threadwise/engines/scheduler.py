@@ -355,6 +355,29 @@ class Scheduler:
                     self._observed.add(job.priority)
                 self.observer.ran(self.name, job.priority, seconds)
 
+    def hand_back_waiting(self) -> int:
+        """Refuse the jobs that wait, with ``OVERLOADED`` (none of them started: another
+        replica can take them), and say how many; new jobs are still taken (a drain lets the
+        requests in flight finish, next steps included). Jobs with no caller to answer (a
+        model's load) are kept."""
+        with self._cond:
+            handed = [job for job in self._waiting if job.order >= 0]
+            for job in handed:
+                self._waiting.remove(job)
+                self._counts[job.priority] -= 1
+                job.future.set_exception(
+                    ServiceError(
+                        ErrorCode.OVERLOADED,
+                        "The server is shutting down; this request had not started. Retry "
+                        "it on another replica, or after the time in the Retry-After header.",
+                        retry_after=1,
+                        reason="draining",
+                    )
+                )
+        if handed:
+            log.info("%s: %d waiting jobs handed back at shutdown", self.name, len(handed))
+        return len(handed)
+
     def shutdown(self) -> None:
         """Refuse new work and drop what waits; a running job finishes on its own."""
         with self._cond:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from tests.conftest import free_port
+from scripts.model_server import free_port
 from tests.engines.remote.fake_server import MODEL, FakeServer, Refuse, Stream
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline

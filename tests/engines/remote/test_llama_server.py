@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.llama_server import ALIAS
+from scripts.model_server import ALIAS
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage

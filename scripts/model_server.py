@@ -1,10 +1,12 @@
 """llama-cpp-python's OpenAI-compatible server (its ``server`` extra) on 127.0.0.1, with a
-packaged model: the real model server the remote engine's tests and ``bench/remote.py`` use."""
+packaged model: the real model server of the remote engine's tests, ``bench/remote.py`` and
+the loopback cluster (``scripts/cluster.py``)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +16,6 @@ from pathlib import Path
 
 import httpx2
 
-from tests.conftest import free_port
 from threadwise.engines.model_files import PackagedModel
 
 # Qwen2.5-Coder-0.5B-Instruct Q4_K_M: 2-3 times faster than the default model, for tests that
@@ -32,15 +33,23 @@ START_SECONDS = 120.0
 
 @contextmanager
 def llama_server(
-    model: Path, log: Path, *, threads: int = 2, context_size: int = 4096, alias: str = ALIAS
+    model: Path,
+    log: Path,
+    *,
+    threads: int = 2,
+    context_size: int = 4096,
+    alias: str = ALIAS,
+    cache_bytes: int = 0,
+    port: int | None = None,
 ) -> Iterator[str]:
     """The server's base URL (``http://127.0.0.1:PORT/v1``) once it answers; stopped after.
 
     ``--interrupt_requests False``: by default a request that arrives while another streams
     cuts that one short, which would turn concurrency into truncated answers. ``--logits_all
     False``: by default it computes the logits of every prompt token (a vocabulary of 152k
-    for each), which only log-probabilities of the prompt need."""
-    port = free_port()
+    for each), which only log-probabilities of the prompt need. ``cache_bytes``: saved prompt
+    states in RAM, so that a thread that grows is read only from where it changed."""
+    port = port or free_port()
     command = [
         sys.executable,
         "-m",
@@ -55,6 +64,8 @@ def llama_server(
         "--interrupt_requests", "False",
         "--logits_all", "False",
     ]  # fmt: skip
+    if cache_bytes:
+        command += ["--cache", "True", "--cache_size", str(cache_bytes)]
     url = f"http://127.0.0.1:{port}/v1"
     with log.open("wb") as output:
         environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -87,3 +98,10 @@ def _wait_until_it_answers(process: subprocess.Popen[bytes], url: str, log: Path
         time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"llama_cpp.server did not answer within {START_SECONDS:g} s (log: {log})")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

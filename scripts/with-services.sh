@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Run a command next to a throwaway PostgreSQL and Redis, for the tests that need real servers:
-#   scripts/test-services.sh .venv/bin/pytest [args…]        (`make test` does this)
+# Run a command next to a throwaway PostgreSQL and Redis, for the tests that need real servers
+# and for the loopback cluster:
+#   scripts/with-services.sh .venv/bin/pytest [args…]        (`make test` does this)
+#   scripts/with-services.sh .venv/bin/python -m scripts.cluster   (`make cluster` does this)
 # Installs Debian's postgresql, redis-server and haproxy when missing (apt-get, as root;
 # otherwise it says what to install), starts PostgreSQL and Redis on free ports of 127.0.0.1
 # with password authentication and their data in a temporary directory, exports
 # THREADWISE_TEST_POSTGRES_URL and THREADWISE_TEST_REDIS_URL, runs the command, then stops both
 # and deletes their data, whatever the command's outcome. Nothing is left running and nothing
-# is written to the tree. (HAProxy is not started here: tests/deploy runs its own.)
+# is written to the tree. (HAProxy is not started here: tests/deploy and scripts/cluster.py
+# run their own.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-say() { printf '\033[1mtest-services:\033[0m %s\n' "$*" >&2; }
+say() { printf '\033[1mwith-services:\033[0m %s\n' "$*" >&2; }
 
 if [ $# -eq 0 ]; then
   echo "usage: $0 COMMAND [ARGS…]   (e.g. $0 .venv/bin/pytest tests/auth)" >&2
@@ -46,7 +49,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >/dev/null
   else
-    echo "test-services: missing ${missing[*]}: the PostgreSQL, Redis and HAProxy tests need them." >&2
+    echo "with-services: missing ${missing[*]}: the PostgreSQL, Redis and HAProxy tests need them." >&2
     echo "       Install them (Debian/Ubuntu: sudo apt-get install ${missing[*]}) and run this again." >&2
     exit 1
   fi
@@ -67,7 +70,7 @@ as_server_user() {
   fi
 }
 
-state=$(mktemp -d "${TMPDIR:-/tmp}/threadwise-test-services.XXXXXX")
+state=$(mktemp -d "${TMPDIR:-/tmp}/threadwise-services.XXXXXX")
 pg_data="$state/postgres"
 redis_dir="$state/redis"
 mkdir -p "$pg_data" "$redis_dir"
