@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set everything up first.
-.PHONY: setup serve test lint bench bench-auth bench-translate bench-websocket
+.PHONY: setup serve test lint cluster bench bench-auth bench-translate bench-websocket bench-cluster
 
 setup:
 	@scripts/setup.sh
@@ -12,6 +12,11 @@ test: setup
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	scripts/with-services.sh .venv/bin/pytest
+
+# Production's shape on loopback: a model server, two replicas, PostgreSQL, Redis, HAProxy on
+# 127.0.0.1:8000 (scripts/cluster.py). Ctrl-C stops it all.
+cluster: setup
+	scripts/with-services.sh .venv/bin/python -m scripts.cluster
 
 lint:
 	.venv/bin/ruff check --fix .
@@ -28,3 +33,6 @@ bench-translate: setup
 
 bench-websocket: setup
 	.venv/bin/python -m bench.websocket
+
+bench-cluster: setup
+	scripts/with-services.sh .venv/bin/python -m bench.cluster

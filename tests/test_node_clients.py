@@ -19,7 +19,8 @@ SDK_PACKAGE = EXAMPLE / "node_modules" / "@optave" / "client-sdk"
 pytestmark = pytest.mark.model  # each run writes two summaries
 
 
-def run(script: str, live: LiveServer) -> str:
+def run(script: str, url: str, client_id: str, client_secret: str) -> str:
+    """The example's ``script`` against the server at ``url``, as organization org-1."""
     node = shutil.which("node")
     if node is None or not (EXAMPLE / "node_modules" / "ws").is_dir():
         message = "Node.js or the example's packages are missing: run scripts/setup.sh"
@@ -28,9 +29,9 @@ def run(script: str, live: LiveServer) -> str:
         pytest.skip(message)
     environment = {
         **os.environ,
-        "THREADWISE_URL": live.url,
-        "THREADWISE_CLIENT_ID": live.client_id,
-        "THREADWISE_CLIENT_SECRET": live.client_secret,
+        "THREADWISE_URL": url,
+        "THREADWISE_CLIENT_ID": client_id,
+        "THREADWISE_CLIENT_SECRET": client_secret,
         "THREADWISE_ORG": "org-1",
     }
     finished = subprocess.run(
@@ -47,7 +48,7 @@ def run(script: str, live: LiveServer) -> str:
 
 
 def test_node_ws_client_both_transports_many_in_flight(live_server: LiveServer) -> None:
-    output = run("wire.mjs", live_server)
+    output = run("wire.mjs", live_server.url, live_server.client_id, live_server.client_secret)
     for transport in ("subprotocol", "query"):
         assert f"{transport}: 4 requests in flight, all answered" in output, output
         assert f"{transport} summarize: " in output and f"{transport} translate: " in output
@@ -59,6 +60,6 @@ def test_node_ws_client_both_transports_many_in_flight(live_server: LiveServer) 
     "tests/api/test_websocket.py sends its frames byte for byte instead",
 )
 def test_official_sdk_both_transports_many_in_flight(live_server: LiveServer) -> None:
-    output = run("sdk.mjs", live_server)
+    output = run("sdk.mjs", live_server.url, live_server.client_id, live_server.client_secret)
     for transport in ("subprotocol", "query"):
         assert f"{transport}: 4 requests in flight, all answered" in output, output

@@ -233,3 +233,21 @@ def test_websockets_pass_through(tmp_path: Path) -> None:
             for text in ("one", "two"):
                 socket.send(text)
                 assert socket.recv(timeout=5) == f"echo {text}"
+
+
+def test_query_strings_stay_out_of_the_log(balancer: Balancer, tmp_path: Path) -> None:
+    # The official client sends its secret in the token request's query; a WebSocket may
+    # carry its token as ?Authorization=…
+    secret = "tws_not-for-the-log"
+    answer = httpx2.post(
+        f"{balancer.url}/auth/oauth2/token?grant_type=client_credentials&client_secret={secret}"
+    )
+    assert answer.status_code == 200
+    log = tmp_path / "haproxy.log"
+    deadline = time.monotonic() + 5
+    while "/auth/oauth2/token" not in log.read_text():
+        assert time.monotonic() < deadline, "HAProxy did not log the request"
+        time.sleep(0.05)
+    text = log.read_text()
+    assert '"POST /auth/oauth2/token HTTP/1.1"' in text
+    assert secret not in text and "grant_type" not in text
