@@ -2,12 +2,12 @@
 model server shared by them.
 
     scripts/with-services.sh .venv/bin/python -m bench.cluster [--model default|small]
-        [--multiple 5] [--step-seconds 30] [--throughput-seconds 15] [--connections 32]
+        [--multiple 5] [--step-seconds 90] [--throughput-seconds 15] [--connections 16]
 
 (``make bench-cluster`` runs it with the defaults.) In one run, with two replicas:
 
 1. **Fast-tier throughput**, two replicas against one (the other taken out of the balancer
-   through HAProxy's admin socket, so the rest is the same), then two again: short
+   through HAProxy's admin socket, so the rest is the same), in turn (2, 1, 2, 1, 2): short
    translations, each unique, from ``wrk`` (Debian's; installed here when missing, as root)
    with a fixed number of connections, which keeps the load generator's share of the two
    cores small. eng→spa (Apertium) and the load benchmark's mix (half eng→por, Bergamot).
@@ -35,6 +35,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -230,29 +231,29 @@ def balancer_command(cluster: Cluster, command: str) -> str:
 
 
 def compare_throughput(cluster: Cluster, token: str, args: argparse.Namespace) -> list[str]:
+    """Two replicas, one, two, one, two…: the medians of each, as a ratio."""
     problems = []
     second = cluster.replicas[1].name
     for target, label in (("es-ES", "eng→spa (Apertium)"), ("mix", "eng→spa + eng→por mix")):
         throughput(cluster.url, token, target, 3, args.connections)  # warm
-        runs: dict[str, list[Throughput]] = {"2": [], "1": []}
-        for replicas in ("2", "1", "2"):
-            if replicas == "1":
+        runs: dict[int, list[Throughput]] = {2: [], 1: []}
+        for replicas in [2, 1] * args.rounds + [2]:
+            if replicas == 1:
                 balancer_command(cluster, f"disable server replicas/{second}")
                 time.sleep(0.5)
             runs[replicas].append(
                 throughput(cluster.url, token, target, args.throughput_seconds, args.connections)
             )
-            if replicas == "1":
+            if replicas == 1:
                 balancer_command(cluster, f"enable server replicas/{second}")
                 cluster.wait_balanced()
-        two = sum(r.requests_per_second for r in runs["2"]) / len(runs["2"])
-        one = runs["1"][0].requests_per_second
+        two, one = (statistics.median(r.requests_per_second for r in runs[n]) for n in (2, 1))
         failed = sum(r.failed for rs in runs.values() for r in rs)
         ratio = two / one
         print(
-            f"fast tier, {label}: 1 replica {one:.0f}/s, 2 replicas {two:.0f}/s "
-            f"({', '.join(f'{r.requests_per_second:.0f}' for r in runs['2'])}): "
-            f"{ratio:.2f}x (target ≥ {THROUGHPUT_TARGET}); non-200 answers {failed}",
+            f"fast tier, {label}, {args.connections} connections: 1 replica {one:.0f}/s "
+            f"({_rates(runs[1])}), 2 replicas {two:.0f}/s ({_rates(runs[2])}): {ratio:.2f}x "
+            f"(target ≥ {THROUGHPUT_TARGET}); non-200 answers {failed}",
             flush=True,
         )
         if failed:
@@ -260,6 +261,10 @@ def compare_throughput(cluster: Cluster, token: str, args: argparse.Namespace) -
         if target == "es-ES" and ratio < THROUGHPUT_TARGET:
             problems.append(f"fast-tier throughput, {label}: {ratio:.2f}x one replica")
     return problems
+
+
+def _rates(runs: Sequence[Throughput]) -> str:
+    return ", ".join(f"{r.requests_per_second:.0f}" for r in runs)
 
 
 # --- the run ---------------------------------------------------------------------------------
@@ -316,11 +321,15 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=["default", "small"], default="default")
     parser.add_argument("--multiple", type=float, default=5.0, help="of capacity")
-    parser.add_argument("--step-seconds", type=float, default=30.0, help="arrivals per run")
+    parser.add_argument(
+        "--step-seconds", type=float, default=90.0,
+        help="arrivals per run (long enough that the model's queues fill)",
+    )  # fmt: skip
     parser.add_argument("--capacity", type=float, help="requests/s of the mix (skip measuring)")
     parser.add_argument("--short-only", action="store_true", help="no long summaries")
     parser.add_argument("--throughput-seconds", type=float, default=15.0)
-    parser.add_argument("--connections", type=int, default=32, help="wrk's")
+    parser.add_argument("--connections", type=int, default=16, help="wrk's")
+    parser.add_argument("--rounds", type=int, default=2, help="of one replica between two")
     parser.add_argument("--skip", choices=["throughput", "load"], action="append", default=[])
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)

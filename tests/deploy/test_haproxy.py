@@ -9,6 +9,7 @@ import re
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -81,6 +82,7 @@ class Replica:
 
     name: str
     busy: bool = False
+    readiness: tuple[int, str] = (200, "ready")  # /readyz's status and its body's "status"
     served: list[str] = field(default_factory=list)
 
     def start(self) -> ThreadingHTTPServer:
@@ -91,7 +93,8 @@ class Replica:
                 pass
 
             def do_GET(self) -> None:
-                self._answer(200, {"ready": True})
+                status, state = replica.readiness
+                self._answer(status, {"status": state})
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -221,7 +224,9 @@ def test_websockets_pass_through(tmp_path: Path) -> None:
             socket.send(f"echo {message!s}")
 
     def ready(socket: ServerConnection, request: Request) -> Response | None:
-        return socket.respond(HTTPStatus.OK, "ready\n") if request.path == "/readyz" else None
+        if request.path != "/readyz":
+            return None
+        return socket.respond(HTTPStatus.OK, json.dumps({"status": "ready"}))
 
     with serve(echo, "127.0.0.1", 0, process_request=ready) as replica:
         threading.Thread(target=replica.serve_forever, daemon=True).start()
@@ -251,3 +256,28 @@ def test_query_strings_stay_out_of_the_log(balancer: Balancer, tmp_path: Path) -
     text = log.read_text()
     assert '"POST /auth/oauth2/token HTTP/1.1"' in text
     assert secret not in text and "grant_type" not in text
+
+
+def _serving(balancer: Balancer, expected: set[str], seconds: float = 15) -> set[str]:
+    """Which replicas new threads reach, once it is ``expected`` (the health checks act
+    within 2 x 2 s) or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        threads = [f"probe-{uuid.uuid4().hex}" for _ in range(6)]
+        serving = {_summarize(balancer, thread).json()["replica"] for thread in threads}
+        if serving == expected or time.monotonic() > deadline:
+            return serving
+        time.sleep(0.5)
+
+
+def test_a_saturated_replica_stays_in_and_a_draining_one_goes(balancer: Balancer) -> None:
+    a = balancer.replicas[0]
+    # Saturated: /readyz is 503 for autoscalers, but the replica still serves what it can.
+    a.readiness = (503, "saturated")
+    time.sleep(5)  # two failed checks would have taken it out
+    assert _serving(balancer, {"a", "b"}, seconds=0) == {"a", "b"}
+    for state in ("draining", "unavailable"):
+        a.readiness = (503, state)
+        assert _serving(balancer, {"b"}) == {"b"}, state
+        a.readiness = (200, "ready")
+        assert _serving(balancer, {"a", "b"}) == {"a", "b"}
