@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -91,6 +91,8 @@ class Replica:
                 env=self.environment,
                 stdout=output,
                 stderr=subprocess.STDOUT,
+                # A terminal's Ctrl-C reaches the cluster, which stops replicas in order.
+                start_new_session=True,
             )
 
     def wait_ready(self, seconds: float = READY_SECONDS) -> None:
@@ -133,7 +135,6 @@ class Cluster:
     replicas: list[Replica]
     stats_socket: Path
     environment: dict[str, str]
-    _clients: int = field(default=0)
 
     def create_client(
         self,
@@ -305,7 +306,11 @@ def _haproxy(state: Path, replicas: list[Replica], port: int | None) -> Iterator
     url = f"http://127.0.0.1:{port}"
     with (state / "haproxy.log").open("ab") as output:
         process = subprocess.Popen(
-            [binary, "-db", "-f", str(config)], env=environment, stdout=output, stderr=output
+            [binary, "-db", "-f", str(config)],
+            env=environment,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
         )
     try:
         _wait_for(f"{url}/balancer/readyz", 30, process, state / "haproxy.log")

@@ -70,7 +70,11 @@ def llama_server(
     with log.open("wb") as output:
         environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
         process = subprocess.Popen(
-            command, stdout=output, stderr=subprocess.STDOUT, env=environment
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            start_new_session=True,  # stopped by its owner, after what uses it
         )
         try:
             _wait_until_it_answers(process, url, log)
