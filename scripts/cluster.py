@@ -44,6 +44,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from scripts.model_server import ALIAS, SMALL_MODEL, free_port, llama_server
+from threadwise.auth.first_run import FIRST_RUN_ORGANIZATIONS
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 
@@ -362,7 +363,10 @@ def main(argv: list[str] | None = None) -> int:
         "--model", choices=sorted(MODELS), default="default",
         help="the packaged model the model server runs ('small': the 0.5B one)",
     )  # fmt: skip
-    parser.add_argument("--org", default="org-1", help="the organization of the client it creates")
+    parser.add_argument(
+        "--org", default=FIRST_RUN_ORGANIZATIONS[0],
+        help="the organization of the client it creates (default: the README example's)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     stop = threading.Event()
 
@@ -384,6 +388,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"  client id     {client.client_id}\n"
                 f"  client secret {client.client_secret}\n"
                 f"  organization  {client.organization}\n"
+                "Try it from another terminal:\n"
+                f"  TOKEN=$(curl -s -u '{client.client_id}:{client.client_secret}' -d "
+                f"grant_type=client_credentials {cluster.url}/auth/oauth2/token | python3 -c "
+                "'import json,sys; print(json.load(sys.stdin)[\"access_token\"])')\n"
+                f'  curl -s {cluster.url}/message/summarize -H "Authorization: Bearer $TOKEN" '
+                "-H 'Content-Type: application/json' -d @examples/summarize-request.json\n"
                 "Ctrl-C stops everything.",
                 flush=True,
             )
