@@ -55,7 +55,7 @@ from bench.load import (
     Transport,
     capacity_of,
     make_transport,
-    repeated_answers,
+    repeated_problems,
     report,
     summary_seconds,
     workload,
@@ -310,11 +310,7 @@ async def load_runs(cluster: Cluster, token: str, args: argparse.Namespace) -> l
             problems.append(f"{label}: {len(refused)} requests without a 200 after retries")
     finally:
         await transport.close()
-    repeated = repeated_answers(transport)
-    print(f"WebSocket requests answered by more than one frame: {repeated}")
-    if repeated:
-        problems.append(f"{repeated} WebSocket requests answered more than once")
-    return problems
+    return problems + repeated_problems(transport)
 
 
 def bench(argv: Sequence[str] | None = None) -> list[str]:

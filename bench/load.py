@@ -52,6 +52,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from bench.common import percentile, support_chat_bodies
+from scripts.cluster import wait_for
 from threadwise.config import Settings
 from threadwise.engines.model_files import DEFAULT_MODEL
 from threadwise.protocol import ErrorCode
@@ -379,19 +380,8 @@ class Server:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + ready_within
+        wait_for(f"{self.url}/readyz", ready_within, self.process, self.data_dir / "server.log")
         with httpx2.Client(base_url=self.url, timeout=5) as http:
-            while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"the server exited: see {self.log.name}")
-                try:
-                    if http.get("/readyz").status_code == 200:
-                        break
-                except httpx2.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the server was not ready within {ready_within:g} s")
-                time.sleep(0.25)
             response = http.post(
                 "/auth/oauth2/token",
                 data={"grant_type": "client_credentials"},
@@ -636,11 +626,15 @@ async def run(args: argparse.Namespace, server: Server, token: str) -> list[str]
             problems += await soak(transport, server, args, rng)
     finally:
         await transport.close()
+    return problems + repeated_problems(transport)
+
+
+def repeated_problems(transport: Transport) -> list[str]:
+    """Print how many WebSocket requests were answered by more than one frame; each is a
+    target missed."""
     repeated = repeated_answers(transport)
     print(f"WebSocket requests answered by more than one frame: {repeated}")
-    if repeated:
-        problems.append(f"{repeated} WebSocket requests answered more than once")
-    return problems
+    return [f"{repeated} WebSocket requests answered more than once"] if repeated else []
 
 
 async def scheduling_scenario(transport: Transport, rng: random.Random) -> list[float]:

@@ -97,7 +97,7 @@ class Replica:
             )
 
     def wait_ready(self, seconds: float = READY_SECONDS) -> None:
-        _wait_for(f"{self.url}/readyz", seconds, self.process, self.log)
+        wait_for(f"{self.url}/readyz", seconds, self.process, self.log)
 
     def signal(self, number: signal.Signals) -> None:
         assert self.process is not None
@@ -221,7 +221,7 @@ def running_cluster(
     postgres_url = postgres_url or _required(POSTGRES_VARIABLE)
     redis_url = redis_url or _required(REDIS_VARIABLE)
     with ExitStack() as stack:
-        database_url = stack.enter_context(_database(postgres_url))
+        database_url = stack.enter_context(fresh_database(postgres_url))
         model_path = prepare_model(packaged, Settings().model_dir)
         model_url = stack.enter_context(
             llama_server(model_path, state / "model-server.log", alias=alias, cache_bytes=256 << 20)
@@ -267,12 +267,12 @@ def running_cluster(
 
 
 @contextmanager
-def _database(server_url: str) -> Iterator[str]:
+def fresh_database(server_url: str) -> Iterator[str]:
     """A fresh database on the PostgreSQL server at ``server_url``; dropped after."""
     server = make_url(server_url)
     if server.drivername in ("postgresql", "postgres"):
         server = server.set(drivername="postgresql+psycopg")
-    name = f"threadwise_cluster_{secrets.token_hex(4)}"
+    name = f"threadwise_{secrets.token_hex(4)}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
@@ -314,7 +314,7 @@ def _haproxy(state: Path, replicas: list[Replica], port: int | None) -> Iterator
             start_new_session=True,
         )
     try:
-        _wait_for(f"{url}/balancer/readyz", 30, process, state / "haproxy.log")
+        wait_for(f"{url}/balancer/readyz", 30, process, state / "haproxy.log")
         yield url, stats_socket
     finally:
         process.terminate()
@@ -326,7 +326,7 @@ def find_haproxy() -> str | None:
     return shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
 
 
-def _wait_for(url: str, seconds: float, process: subprocess.Popen[bytes] | None, log: Path) -> None:
+def wait_for(url: str, seconds: float, process: subprocess.Popen[bytes] | None, log: Path) -> None:
     deadline = time.monotonic() + seconds
     while True:
         if process is not None and process.poll() is not None:

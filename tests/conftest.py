@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -14,9 +13,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
+from scripts.cluster import fresh_database
 from scripts.model_server import free_port
 from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
@@ -181,17 +179,8 @@ def database_url(
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path_factory.mktemp('sqlite') / 'threadwise.db'}"
         return
-    server = make_url(service_url(POSTGRES_VARIABLE))
-    name = f"threadwise_test_{secrets.token_hex(4)}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield server.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with fresh_database(service_url(POSTGRES_VARIABLE)) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
