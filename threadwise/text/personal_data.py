@@ -1,0 +1,191 @@
+"""Personal data in message text: where it is, and typed placeholders that stand for it.
+
+Structured values are found by rules that check them, not by their shape alone: e-mail
+addresses; phone numbers (Google's libphonenumber: numbers valid in one of ``REGIONS``, or in
+international form); payment card numbers (13-19 digits passing Luhn's check); IBANs
+(ISO 13616: the country's length and the mod-97 check); national ID numbers with their check
+digits (US SSN, Spain's DNI and NIE, France's NIR, Brazil's CPF) or their issuer's format
+(UK National Insurance numbers). Where two finds overlap, the kind earlier in ``KINDS``
+keeps the text (an IBAN's digits are not also a phone number).
+
+``Placeholders`` replaces finds with ``[KIND_N]`` (the same value, the same placeholder, in
+every message of a request) and puts the values back in a text that kept the placeholders.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import phonenumbers
+from stdnum import iban, luhn
+from stdnum.br import cpf
+from stdnum.es import dni, nie
+from stdnum.fr import nir
+from stdnum.us import ssn
+
+KINDS = ("EMAIL", "IBAN", "CARD", "NATIONAL_ID", "PHONE")
+# Where a number without a country code is read as a phone number: the languages'
+# countries the service translates between, and the largest English-speaking ones.
+REGIONS = ("US", "GB", "ES", "MX", "FR", "DE", "PT", "BR", "IT", "CA", "AU", "IN")
+PLACEHOLDER = re.compile(r"\[([A-Z_]+)_(\d+)\]")
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
+# Runs of digit groups joined by one space or dash: card numbers are found inside them.
+_DIGIT_GROUPS = re.compile(r"(?<![\w-])\d+(?:[ -]\d+)*(?![\w])")
+_IBAN = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}(?![\w])")
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: str
+    start: int
+    end: int
+    value: str
+
+
+def find(text: str, regions: Sequence[str] = REGIONS) -> list[Found]:
+    """The personal data in ``text``, in order, none overlapping."""
+    finds = [
+        *_emails(text),
+        *_ibans(text),
+        *_cards(text),
+        *_national_ids(text),
+        *_phones(text, regions),
+    ]
+    rank = {kind: n for n, kind in enumerate(KINDS)}
+    kept: list[Found] = []
+    for candidate in sorted(finds, key=lambda f: (rank[f.kind], f.start)):
+        if all(candidate.end <= k.start or candidate.start >= k.end for k in kept):
+            kept.append(candidate)
+    return sorted(kept, key=lambda f: f.start)
+
+
+def _emails(text: str) -> Iterator[Found]:
+    for match in _EMAIL.finditer(text):
+        yield Found("EMAIL", match.start(), match.end(), match.group())
+
+
+def _ibans(text: str) -> Iterator[Found]:
+    """Candidates shortened from the right (a word after the number is not part of it)
+    until one passes the check."""
+    for match in _IBAN.finditer(text):
+        candidate = match.group()
+        while len(re.sub(r"\s", "", candidate)) >= 15:
+            if iban.is_valid(candidate):
+                start = match.start()
+                yield Found("IBAN", start, start + len(candidate), candidate)
+                break
+            candidate = re.sub(r"\s*[A-Za-z0-9]$", "", candidate)
+
+
+def _cards(text: str) -> Iterator[Found]:
+    """In each run of digit groups, the longest stretches of whole groups with 13-19
+    digits that pass Luhn's check."""
+    for run in _DIGIT_GROUPS.finditer(text):
+        groups = [
+            (m.start() + run.start(), m.end() + run.start())
+            for m in re.finditer(r"\d+", run.group())
+        ]
+        taken = -1
+        for i in range(len(groups)):
+            if groups[i][0] <= taken:
+                continue
+            for j in range(len(groups) - 1, i - 1, -1):
+                start, end = groups[i][0], groups[j][1]
+                digits = re.sub(r"\D", "", text[start:end])
+                if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+                    yield Found("CARD", start, end, text[start:end])
+                    taken = end
+                    break
+
+
+_IDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
+    (re.compile(r"(?<![\w-])\d{3}[- ]\d{2}[- ]\d{4}(?![\w-])"), ssn.is_valid),
+    (
+        re.compile(r"(?i:\b(?:ssn|social security(?: number| no\.?)?)\W{0,3})(\d{9})(?!\d)"),
+        ssn.is_valid,
+    ),
+    (re.compile(r"(?<![\w-])\d{8}[- ]?[A-Za-z](?![\w])"), dni.is_valid),
+    (re.compile(r"(?<![\w-])[XYZxyz][- ]?\d{7}[- ]?[A-Za-z](?![\w])"), nie.is_valid),
+    (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), cpf.is_valid),
+    (
+        re.compile(
+            r"(?<![\w])[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}(?: ?\d{2})?(?![\w])"
+        ),
+        nir.is_valid,
+    ),
+    # UK National Insurance: two letters (not D, F, I, Q, U, V; not O second; not BG, GB,
+    # KN, NK, NT, TN, ZZ), six digits, A-D. It has no check digit.
+    (
+        re.compile(
+            r"(?<![\w])(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+            r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w])"
+        ),
+        lambda value: True,
+    ),
+)
+
+
+def _national_ids(text: str) -> Iterator[Found]:
+    for pattern, valid in _IDS:
+        for match in pattern.finditer(text):
+            group = 1 if pattern.groups else 0
+            value = match.group(group)
+            if valid(value):
+                yield Found("NATIONAL_ID", match.start(group), match.end(group), value)
+
+
+def _phones(text: str, regions: Sequence[str]) -> Iterator[Found]:
+    seen: set[tuple[int, int]] = set()
+    for region in regions:
+        for match in phonenumbers.PhoneNumberMatcher(
+            text, region, leniency=phonenumbers.Leniency.STRICT_GROUPING
+        ):
+            if (match.start, match.end) not in seen:
+                seen.add((match.start, match.end))
+                yield Found("PHONE", match.start, match.end, match.raw_string)
+
+
+class Placeholders:
+    """One request's placeholders: ``[EMAIL_1]``, ``[PHONE_2]``…, the same for the same value
+    in every text masked with it."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}  # placeholder → value
+        self._by_value: dict[tuple[str, str], str] = {}
+        self._counts: Counter[str] = Counter()
+
+    def mask(self, text: str, finds: Iterable[Found]) -> str:
+        """``text`` with each find replaced by its placeholder."""
+        parts: list[str] = []
+        position = 0
+        for found in sorted(finds, key=lambda f: f.start):
+            parts.append(text[position : found.start])
+            parts.append(self._placeholder(found))
+            position = found.end
+        parts.append(text[position:])
+        return "".join(parts)
+
+    def _placeholder(self, found: Found) -> str:
+        key = (found.kind, _normalized(found))
+        if key not in self._by_value:
+            self._counts[found.kind] += 1
+            placeholder = f"[{found.kind}_{self._counts[found.kind]}]"
+            self._by_value[key] = placeholder
+            self.values[placeholder] = found.value
+        return self._by_value[key]
+
+    def restore(self, text: str) -> str:
+        """``text`` with the placeholders of this request replaced by their values (others
+        are left as they are)."""
+        return PLACEHOLDER.sub(lambda m: self.values.get(m.group(), m.group()), text)
+
+
+def _normalized(found: Found) -> str:
+    """The same value written another way (spaces, case) is the same value."""
+    if found.kind == "EMAIL":
+        return found.value.casefold()
+    return re.sub(r"[\s.()-]", "", found.value).upper()
