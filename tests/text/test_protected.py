@@ -10,7 +10,8 @@ def found(text: str) -> list[str]:
 def test_each_kind_is_found_whole() -> None:
     text = (
         "See https://example.com/a_(b)?x=1. Mail ana.b+x@example.co.uk or @maria_r, "
-        "{{ user.name }} {0} {} %s %1$s %(count)d ${HOME} :thumbsup: 👩‍💻 👍🏽 🇵🇹 1️⃣"
+        "{{ user.name }} {0} {} %s %1$s %(count)d ${HOME} :thumbsup: 👩‍💻 👍🏽 🇵🇹 1️⃣ "
+        "[NATIONAL_ID_12]"
     )
     assert found(text) == sorted(
         [
@@ -29,9 +30,11 @@ def test_each_kind_is_found_whole() -> None:
             "👍🏽",
             "🇵🇹",
             "1️⃣",
+            "[NATIONAL_ID_12]",
         ]
     )
 
 
 def test_ordinary_text_is_not_protected() -> None:
     assert found("It costs 50% less, at 10:30:45, ratio 3:1 — see you soon.") == []
+    assert found("[Note] see [1] and [A_b] or [TODO]") == []

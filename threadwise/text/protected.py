@@ -30,6 +30,7 @@ _PLACEHOLDER = (
     r"|\{[\w.:-]{0,40}\}"  # {0} {name} {}
     r"|%(?:\(\w+\))?(?:\d+\$)?[-+0#]?\d*(?:\.\d+)?[sdifuxXcr]"  # %s %d %(x)s %1$s
     r"|(?<![\w:]):[a-z0-9_+-]*[a-z][a-z0-9_+-]*:(?![\w:])"  # :smile:
+    r"|\[[A-Z][A-Z_]{1,30}_\d{1,4}\]"  # [EMAIL_1]: personal data kept from the engines
 )
 PROTECTED = re.compile(
     rf"(?P<url>{_URL})|(?P<email>{_EMAIL})|(?P<mention>{_MENTION})"
