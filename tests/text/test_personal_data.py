@@ -34,6 +34,8 @@ def kinds(text: str) -> list[tuple[str, str]]:
         ),
         ("CPF 390.533.447-05", [("NATIONAL_ID", "390.533.447-05")]),
         ("NI number AB 12 34 56 C", [("NATIONAL_ID", "AB 12 34 56 C")]),
+        ("NIR 1 24 06 35 832 364 52", [("NATIONAL_ID", "1 24 06 35 832 364 52")]),
+        ("CPF 99722003372 (sem pontos)", [("NATIONAL_ID", "99722003372")]),
     ],
 )
 def test_planted_values_are_found(text: str, expected: list[tuple[str, str]]) -> None:
@@ -51,6 +53,8 @@ def test_planted_values_are_found(text: str, expected: list[tuple[str, str]]) ->
         "4111 1111 1111 1112 is not a card number (Luhn).",
         "Model ABC-123-45 and serial 000-00-0000.",
         "Room 101, floor 3; see page 12 of 300.",
+        "Error when installing build 22631.3007.",
+        "This IBAN has a wrong check: DE13 5001 0517 0648 4898 90.",
     ],
 )
 def test_ordinary_numbers_are_not_personal_data(text: str) -> None:

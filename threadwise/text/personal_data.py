@@ -6,7 +6,8 @@ international form); payment card numbers (13-19 digits passing Luhn's check); I
 (ISO 13616: the country's length and the mod-97 check); national ID numbers with their check
 digits (US SSN, Spain's DNI and NIE, France's NIR, Brazil's CPF) or their issuer's format
 (UK National Insurance numbers). Where two finds overlap, the kind earlier in ``KINDS``
-keeps the text (an IBAN's digits are not also a phone number).
+keeps the text (an IBAN's digits are not also a phone number; a French NIR, whose mod-97 key
+is the stricter check, is not a card number that happens to pass Luhn's).
 
 ``Placeholders`` replaces finds with ``[KIND_N]`` (the same value, the same placeholder, in
 every message of a request) and puts the values back in a text that kept the placeholders.
@@ -26,15 +27,17 @@ from stdnum.es import dni, nie
 from stdnum.fr import nir
 from stdnum.us import ssn
 
-KINDS = ("EMAIL", "IBAN", "CARD", "NATIONAL_ID", "PHONE")
+KINDS = ("EMAIL", "IBAN", "NATIONAL_ID", "CARD", "PHONE")
 # Where a number without a country code is read as a phone number: the languages'
 # countries the service translates between, and the largest English-speaking ones.
 REGIONS = ("US", "GB", "ES", "MX", "FR", "DE", "PT", "BR", "IT", "CA", "AU", "IN")
+_VERSION = re.compile(r"\d+\.\d+")
 PLACEHOLDER = re.compile(r"\[([A-Z_]+)_(\d+)\]")
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
 # Runs of digit groups joined by one space or dash: card numbers are found inside them.
 _DIGIT_GROUPS = re.compile(r"(?<![\w-])\d+(?:[ -]\d+)*(?![\w])")
+_IBAN_START = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2} ?$")
 _IBAN = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}(?![\w])")
 
 
@@ -51,8 +54,8 @@ def find(text: str, regions: Sequence[str] = REGIONS) -> list[Found]:
     finds = [
         *_emails(text),
         *_ibans(text),
-        *_cards(text),
         *_national_ids(text),
+        *_cards(text),
         *_phones(text, regions),
     ]
     rank = {kind: n for n, kind in enumerate(KINDS)}
@@ -85,6 +88,8 @@ def _cards(text: str) -> Iterator[Found]:
     """In each run of digit groups, the longest stretches of whole groups with 13-19
     digits that pass Luhn's check."""
     for run in _DIGIT_GROUPS.finditer(text):
+        if _IBAN_START.search(text, 0, run.start()):
+            continue  # the rest of an IBAN (one that failed its check is no card either)
         groups = [
             (m.start() + run.start(), m.end() + run.start())
             for m in re.finditer(r"\d+", run.group())
@@ -111,6 +116,7 @@ _IDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
     (re.compile(r"(?<![\w-])\d{8}[- ]?[A-Za-z](?![\w])"), dni.is_valid),
     (re.compile(r"(?<![\w-])[XYZxyz][- ]?\d{7}[- ]?[A-Za-z](?![\w])"), nie.is_valid),
     (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), cpf.is_valid),
+    (re.compile(r"(?i:\bcpf\W{0,3})(\d{11})(?!\d)"), cpf.is_valid),
     (
         re.compile(
             r"(?<![\w])[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}(?: ?\d{2})?(?![\w])"
@@ -144,6 +150,8 @@ def _phones(text: str, regions: Sequence[str]) -> Iterator[Found]:
         for match in phonenumbers.PhoneNumberMatcher(
             text, region, leniency=phonenumbers.Leniency.STRICT_GROUPING
         ):
+            if _VERSION.fullmatch(match.raw_string):
+                continue  # 22631.3007: a build or a decimal number
             if (match.start, match.end) not in seen:
                 seen.add((match.start, match.end))
                 yield Found("PHONE", match.start, match.end, match.raw_string)
