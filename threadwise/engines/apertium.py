@@ -343,6 +343,13 @@ class ApertiumEngine:
     def known_words(self, text: str, language: str) -> tuple[int, int]:
         """How many of the words of ``text`` the ``language`` dictionary knows, of how many:
         "Hello" is English, "Merci" French, where a short text's letters say little."""
+        words = [unit for unit in self.analyze(text, language) if _has_letter(unit[0])]
+        return sum(not analyses.startswith("*") for _, analyses in words), len(words)
+
+    def analyze(self, text: str, language: str) -> list[tuple[str, str]]:
+        """Each word of ``text`` and the ``language`` dictionary's readings of it, as its
+        morphological analyzer writes them (``Daniel<np><ant><m><sg>``; ``*Okafor``:
+        unknown)."""
         mode_file = self._analyzer_modes()[language]
         name = f"{language}-analyzer"
         with self._lock:
@@ -354,10 +361,9 @@ class ApertiumEngine:
                 self._pipelines[name] = pipeline
         plain = " ".join(RESERVED.sub(" ", text).split())
         if not plain:
-            return 0, 0
+            return []
         (analysis,) = pipeline.translate([plain])
-        words = [unit for unit in _LEXICAL_UNIT.findall(analysis) if _has_letter(unit[0])]
-        return sum(not analyses.startswith("*") for _, analyses in words), len(words)
+        return [(surface, readings) for surface, readings in _LEXICAL_UNIT.findall(analysis)]
 
     def _analyzer_modes(self) -> dict[str, Path]:
         """A mode file per source language (its analyzer is the same in each)."""

@@ -1,0 +1,123 @@
+"""People's names in message text, read from Apertium's dictionaries.
+
+Apertium's morphological analyzers tag first names (``<np><ant>``: Daniel, Carmen, Jürgen),
+surnames (``<np><cog>``) and places (``<np><loc>``). A name here is a run of capitalized
+words (particles allowed inside: de, da, dos, van, von, del) that holds a first name or a
+surname which is not also a place, or that follows a title (Mr, Ms, Dr, Sr, Sra, Herr, Mme…):
+"Daniel Okafor" (a surname no dictionary knows), "Ms. Brandt". Plain words that begin a run
+are left out ("Please", "Hi"), and words in capitals (NIR, IBAN) and the chat's
+participants' own names end it (theirs are not redacted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Protocol
+
+from threadwise.text.personal_data import Found
+
+_WORD = r"[A-ZÀ-ÖØ-Þ][\w'\u2019-]*"
+_RUN = re.compile(rf"{_WORD}(?:\s+(?:(?:d[aeo]s?|de la|del|van|von|van der|von der)\s+)?{_WORD})*")
+_CAPITALIZED = re.compile(_WORD)
+_TITLE = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dra|Prof|Sr|Sra|Srta|Dña|Don|Doña|Herr|Frau|Mme|Mlle|"
+    r"Senhor|Senhora|Dona)\.?|\bM\.)\s*$"
+)
+
+
+class Analyzer(Protocol):
+    def analyzed_languages(self) -> frozenset[str]: ...
+
+    def analyze(self, text: str, language: str) -> list[tuple[str, str]]: ...
+
+
+def tags_of(readings: str) -> frozenset[str]:
+    """``ant``, ``cog``, ``loc``, ``np`` (another proper noun) and ``word`` (anything else)
+    among an analyzer's readings of a word; none when it does not know it."""
+    if readings.startswith("*"):
+        return frozenset()
+    tags = set()
+    for reading in readings.split("/"):
+        if "<np><ant>" in reading:
+            tags.add("ant")
+        elif "<np><cog>" in reading:
+            tags.add("cog")
+        elif "<np><loc>" in reading:
+            tags.add("loc")
+        elif "<np>" in reading:
+            tags.add("np")
+        else:
+            tags.add("word")
+    return frozenset(tags)
+
+
+def word_tags(analyzer: Analyzer, words: Collection[str]) -> dict[str, frozenset[str]]:
+    """What every analyzed language's dictionary says of ``words``, together: a name one
+    language lacks (João in Spanish) another may have."""
+    tags: dict[str, set[str]] = {word: set() for word in words}
+    if not words:
+        return {}
+    text = " ".join(sorted(words))
+    for language in sorted(analyzer.analyzed_languages()):
+        for surface, readings in analyzer.analyze(text, language):
+            if surface in tags:
+                tags[surface] |= tags_of(readings)
+    return {word: frozenset(found) for word, found in tags.items()}
+
+
+def capitalized_words(text: str) -> set[str]:
+    return set(_CAPITALIZED.findall(text))
+
+
+def find_people(
+    text: str, tags: Mapping[str, frozenset[str]], participants: Sequence[str] = ()
+) -> list[Found]:
+    """The names of people in ``text``, given each capitalized word's ``tags``."""
+    own = {word.casefold() for name in participants for word in _CAPITALIZED.findall(name)}
+    found = []
+    for run in _RUN.finditer(text):
+        for start, end in _pieces(text, run.start(), run.end(), own):
+            words = _CAPITALIZED.findall(text[start:end])
+            # Plain words that begin it: "Please", "Hi", "Thanks".
+            while words and _plain(tags.get(words[0], frozenset())):
+                start = text.index(words[0], start) + len(words[0])
+                start += len(text[start:end]) - len(text[start:end].lstrip())
+                words = words[1:]
+            if not words:
+                continue
+            titled = bool(_TITLE.search(text, 0, start))
+            named = any(_name_word(tags.get(word, frozenset())) for word in words)
+            if not (titled or named):
+                continue
+            found.append(Found("PERSON", start, end, text[start:end]))
+    return found
+
+
+def _pieces(text: str, start: int, end: int, own: set[str]) -> list[tuple[int, int]]:
+    """The run split at words in capitals (NIR, IBAN, PR) and at the participants' own
+    names (``own``, casefolded words): "Thanks Luis" leaves "Thanks", no name."""
+    pieces = []
+    piece_start: int | None = None
+    piece_end = start
+    for word in _CAPITALIZED.finditer(text, start, end):
+        acronym = len(word.group()) > 1 and word.group().isupper()
+        if acronym or word.group().casefold() in own:
+            if piece_start is not None:
+                pieces.append((piece_start, piece_end))
+            piece_start = None
+            continue
+        if piece_start is None:
+            piece_start = word.start()
+        piece_end = word.end()
+    if piece_start is not None:
+        pieces.append((piece_start, piece_end))
+    return pieces
+
+
+def _name_word(tags: frozenset[str]) -> bool:
+    return bool(tags & {"ant", "cog"}) and "loc" not in tags
+
+
+def _plain(tags: frozenset[str]) -> bool:
+    return "word" in tags and not _name_word(tags)
