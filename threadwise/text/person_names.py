@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
-from threadwise.text.personal_data import Found
+from threadwise.text.found import Found
 
 _WORD = r"[A-ZÀ-ÖØ-Þ][\w'\u2019-]*"
 _RUN = re.compile(rf"{_WORD}(?:\s+(?:(?:d[aeo]s?|de la|del|van|von|van der|von der)\s+)?{_WORD})*")

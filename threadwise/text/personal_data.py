@@ -5,7 +5,9 @@ addresses; phone numbers (Google's libphonenumber: numbers valid in one of ``REG
 international form); payment card numbers (13-19 digits passing Luhn's check); IBANs
 (ISO 13616: the country's length and the mod-97 check); national ID numbers with their check
 digits (US SSN, Spain's DNI and NIE, France's NIR, Brazil's CPF) or their issuer's format
-(UK National Insurance numbers). Where two finds overlap, the kind earlier in ``KINDS``
+(UK National Insurance numbers); street addresses by the way they are written
+(``street_addresses``). People's names need dictionaries: ``person_names``. Where two finds
+overlap, the kind earlier in ``KINDS``
 keeps the text (an IBAN's digits are not also a phone number; a French NIR, whose mod-97 key
 is the stricter check, is not a card number that happens to pass Luhn's).
 
@@ -18,7 +20,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 import phonenumbers
 from stdnum import iban, luhn
@@ -27,7 +28,12 @@ from stdnum.es import dni, nie
 from stdnum.fr import nir
 from stdnum.us import ssn
 
-KINDS = ("EMAIL", "IBAN", "NATIONAL_ID", "CARD", "PHONE")
+from threadwise.text.found import Found
+from threadwise.text.street_addresses import find_addresses
+
+__all__ = ["KINDS", "Found", "Placeholders", "find"]
+
+KINDS = ("EMAIL", "IBAN", "NATIONAL_ID", "CARD", "ADDRESS", "PHONE", "PERSON")
 # Where a number without a country code is read as a phone number: the languages'
 # countries the service translates between, and the largest English-speaking ones.
 REGIONS = ("US", "GB", "ES", "MX", "FR", "DE", "PT", "BR", "IT", "CA", "AU", "IN")
@@ -41,14 +47,6 @@ _IBAN_START = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2} ?$")
 _IBAN = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}(?![\w])")
 
 
-@dataclass(frozen=True)
-class Found:
-    kind: str
-    start: int
-    end: int
-    value: str
-
-
 def find(text: str, regions: Sequence[str] = REGIONS) -> list[Found]:
     """The personal data in ``text``, in order, none overlapping."""
     finds = [
@@ -56,6 +54,7 @@ def find(text: str, regions: Sequence[str] = REGIONS) -> list[Found]:
         *_ibans(text),
         *_national_ids(text),
         *_cards(text),
+        *find_addresses(text),
         *_phones(text, regions),
     ]
     rank = {kind: n for n, kind in enumerate(KINDS)}
