@@ -7,7 +7,8 @@ each listed by kind and exact text, and hard negatives (order numbers, amounts, 
 tracking numbers, a card's last four digits…). A planted value counts as found when a find of
 its kind covers all of it (what masking needs); a find counts as right when it overlaps a
 planted value of its kind. "hidden" counts planted values covered by a find of any kind.
-Also prints the detector's time per message.
+Also prints the detector's time per message. The detectors are the service's own
+(``serving.redaction.Redactor``, with Apertium's analyzers for names).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from threadwise.engines.apertium import ApertiumEngine
-from threadwise.text.person_names import capitalized_words, find_people, word_tags
-from threadwise.text.personal_data import Found, find
+from threadwise.serving.redaction import Redactor
+from threadwise.text.found import Found
 
 SET = Path(__file__).with_name("data") / "personal_data.jsonl"
 KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "NATIONAL_ID", "PERSON", "ADDRESS")
@@ -72,13 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = 0.0
     analyzer = ApertiumEngine(["en", "es", "fr", "pt", "de"])
     analyzer.load()
+    redactor = Redactor(analyzer)
     for line in lines:
         text = line["text"]
         items = planted(text, line["pii"])
         started = time.perf_counter()
-        finds = find(text)
-        people = find_people(text, word_tags(analyzer, capitalized_words(text)))
-        finds += [p for p in people if all(p.end <= f.start or p.start >= f.end for f in finds)]
+        finds = redactor.find(text)
         seconds += time.perf_counter() - started
         for item in items:
             total[item.kind] += 1

@@ -75,6 +75,7 @@ Timestamp = Annotated[datetime | None, BeforeValidator(_parse_timestamp)]
 T = TypeVar("T")
 # An optional setting: null, "" and " " all mean "not set", whatever its type.
 Setting = Annotated[T | None, BeforeValidator(_blank_to_none)]
+RedactMode = Literal["restore", "mask"]
 
 SummaryFormat = Literal["paragraph", "bullets", "structured"]
 TranslationMode = Literal["quality", "fast"]
@@ -162,6 +163,10 @@ class RequestSettings(_Model):
         Annotated[list[Annotated[str, BeforeValidator(_require)]], Field(max_length=MAX_TARGETS)]
     ] = None
     translationMode: Setting[TranslationMode] = None
+    # Extension: personal data replaced by placeholders before any engine, cache or log sees
+    # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
+    # placeholders (README, "Personal data").
+    redactPersonalData: Setting[bool | RedactMode] = None
 
 
 class Request(_Model):

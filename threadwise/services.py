@@ -44,6 +44,7 @@ from threadwise.serving.idempotency import (
 )
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
+from threadwise.serving.redaction import Redactor
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
 from threadwise.superpowers.summarize import (
@@ -376,6 +377,8 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         results_ttl_seconds=settings.result_cache_ttl_seconds,
         version=version,
         metrics=metrics,
+        # People's names come from the Apertium analyzers' dictionaries.
+        redactor=Redactor(apertium),
     )
     return Services(
         settings=settings,

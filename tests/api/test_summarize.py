@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
@@ -135,3 +136,44 @@ def test_openapi_documents_evidence(client: TestClient) -> None:
     assert "includeEvidence" in schemas["RequestSettings"]["properties"]
     assert set(schemas["Evidence"]["properties"]) == {"sentence", "messages"}
     assert set(schemas["MessageRef"]["properties"]) == {"conversationId", "messageIndex"}
+
+
+def test_personal_data_never_reaches_the_model(
+    client: TestClient,
+    services: Services,
+    support_chat: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    planted = {
+        "hannah.l@example.com": "Reply to hannah.l@example.com, not the old address.",
+        "+1 415 555 2671": "Or call me on +1 415 555 2671 after five.",
+        "4111 1111 1111 1111": "The charge was on card 4111 1111 1111 1111.",
+        "Peter Novak": "My accountant Peter Novak needs the corrected invoice.",
+    }
+    body = json.loads(json.dumps(support_chat))
+    body["request"]["connections"]["threadId"] = "thread-redaction"
+    body["request"]["settings"] = {"redactPersonalData": True}
+    messages = body["request"]["scope"]["conversations"][0]["messages"]
+    messages += [{"participantId": "p-cust", "content": text} for text in planted.values()]
+    prompts: list[str] = []
+    engine = services.engine
+    chat, chat_many = engine.chat, engine.chat_many
+
+    def recorded_chat(chat_messages: Any, **options: Any) -> Any:
+        prompts.append(repr(chat_messages))
+        return chat(chat_messages, **options)
+
+    def recorded_chat_many(chats: Any, **options: Any) -> Any:
+        prompts.extend(repr(c) for c in chats)
+        return chat_many(chats, **options)
+
+    monkeypatch.setattr(engine, "chat", recorded_chat)
+    monkeypatch.setattr(engine, "chat_many", recorded_chat_many)
+    item = summarize(client, body)
+    assert prompts
+    for value in planted:
+        assert not any(value in prompt for prompt in prompts), value
+    assert any("[EMAIL_1]" in prompt and "[CARD_1]" in prompt for prompt in prompts)
+    assert "Hannah" in prompts[0]  # the participant's own name is kept
+    # Restored: whatever placeholder the summary used is the value again.
+    assert not re.search(r"\[[A-Z_]+_\d+\]", item["content"]), item["content"]

@@ -176,6 +176,24 @@ def test_a_message_ending_in_a_caret_is_translated_at_once(client: TestClient) -
     assert item["content"].endswith("^") and item["engine"] == "apertium:eng-spa"
 
 
+@pytest.mark.parametrize("channel", ["es", "pt-BR"])
+def test_personal_data_never_reaches_the_fast_engines(client: TestClient, channel: str) -> None:
+    """Apertium (es) and Bergamot (pt) translate around the placeholders; the values come
+    back byte for byte ("restore"), or the placeholders stay ("mask")."""
+    text = "Please ask my husband Daniel Okafor to call (415) 555-2671 or mail dan@example.com."
+    values = ["Daniel Okafor", "(415) 555-2671", "dan@example.com"]
+    [[restored]] = translate(
+        client, translate_body([text], channel, translationMode="fast", redactPersonalData=True)
+    )
+    assert all(value in restored["content"] for value in values), restored
+    [[masked]] = translate(
+        client, translate_body([text], channel, translationMode="fast", redactPersonalData="mask")
+    )
+    assert not any(value in masked["content"] for value in values), masked
+    for placeholder in ("[PERSON_1]", "[PHONE_1]", "[EMAIL_1]"):
+        assert placeholder in masked["content"], masked
+
+
 @pytest.mark.parametrize("transport", ["rest", "websocket"])
 def test_the_character_limit_counts_each_target_language(stack: AuthStack, transport: str) -> None:
     """30 characters into three languages are 90 characters of work."""

@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
+import anyio.to_thread
+
 from threadwise.cache import Cache
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
@@ -23,6 +25,7 @@ from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.idempotency import Claim, IdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.records import RequestRecord, engine_kind
+from threadwise.serving.redaction import Redaction, Redactor
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.translate import TranslateSuperpower
 
@@ -48,6 +51,7 @@ class Operations:
         results_ttl_seconds: float,
         version: str,
         metrics: Metrics | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.summarize = summarize
         self.translate = translate
@@ -58,6 +62,7 @@ class Operations:
         # Everything besides the request that decides an answer: engines, models, settings.
         self.version = version
         self.metrics = metrics
+        self.redactor = redactor
 
     async def run(
         self,
@@ -78,12 +83,33 @@ class Operations:
         record.characters = character_count(body)
         try:
             async with self.lifecycle.working():
+                redaction = await self._redact(body)
+                if redaction is not None:
+                    body, on_partial = redaction.body, redaction.partial(on_partial)
+                    record.redacted = redaction.count
                 if idempotency_key is None:
-                    return await self._answer(operation, body, scope, record, on_partial)
-                return await self._once(operation, body, scope, record, idempotency_key, on_partial)
+                    results = await self._answer(operation, body, scope, record, on_partial)
+                else:
+                    results = await self._once(
+                        operation, body, scope, record, idempotency_key, on_partial
+                    )
+                return results if redaction is None else redaction.results(results)
         except ServiceError as exc:
             record.failed_with(exc)
             raise
+
+    async def _redact(self, body: MessageBody) -> Redaction | None:
+        """The body with its personal data replaced, when it asks (fails closed)."""
+        if Redactor.mode(body) is None:
+            return None
+        if self.redactor is None:
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                "This server cannot redact personal data, so nothing of this request was "
+                "sent to an engine.",
+            )
+        redactor = self.redactor
+        return await anyio.to_thread.run_sync(lambda: redactor.redact(body))
 
     async def _once(
         self,

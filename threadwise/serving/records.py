@@ -48,6 +48,7 @@ class RequestRecord:
     reason: str | None = None  # why a request was refused (queue_full, rate_limited, …)
     cache: str | None = None  # "hit" when answered from the result cache
     idempotency: str | None = None  # "replayed", "waited" or "new"
+    redacted: int | None = None  # personal data values replaced by placeholders
     retry_after: float | None = None
     messages: int | None = None
     characters: int | None = None
@@ -97,6 +98,7 @@ class RequestRecord:
             "retryAfter": self.retry_after,
             "cache": self.cache,
             "idempotency": self.idempotency,
+            "redacted": self.redacted,
             "messages": self.messages,
             "characters": self.characters,
         }

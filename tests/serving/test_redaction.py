@@ -1,0 +1,131 @@
+"""Redaction around stand-in superpowers: what they receive, what the caller gets back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import minimal_body
+from tests.serving.test_operations import LIMITS, StandIn, operations
+from threadwise.engines.apertium import ApertiumEngine
+from threadwise.errors import ServiceError
+from threadwise.payload import parse_message_body
+from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.serving.records import RequestRecord
+from threadwise.serving.redaction import Redactor
+
+TEXT = (
+    "Hi, I'm Maya Chen. Refund card 4111 1111 1111 1111 and mail maya.chen@example.com; "
+    "my husband Daniel Okafor lives at 221B Baker Street, London NW1 6XE."
+)
+EXAMPLES = Path(__file__).parents[2] / "examples"
+PLANTED = ["4111 1111 1111 1111", "maya.chen@example.com", "Daniel Okafor", "221B Baker Street"]
+
+
+class Names:
+    """An analyzer that knows two first names (the real one is Apertium's)."""
+
+    def analyzed_languages(self) -> frozenset[str]:
+        return frozenset({"en"})
+
+    def analyze(self, text: str, language: str) -> list[tuple[str, str]]:
+        known = {"Daniel": "Daniel<np><ant><m><sg>", "Maya": "Maya<np><ant><f><sg>"}
+        return [(w, known.get(w, f"{w.lower()}<n><sg>")) for w in text.split()]
+
+
+class Echo(StandIn):
+    """Answers with the first message it was given, as an engine would repeat it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def __call__(  # type: ignore[override]  # a summary's items, not translations'
+        self, body: MessageBody, on_partial: Any = None, *, scope: str = ""
+    ) -> list[ResponseItem]:
+        content = body.request.scope.conversations[0].messages[0].content
+        self.seen.append(content)
+        if on_partial is not None:
+            on_partial(content)
+        return [ResponseItem(content=content, engine="stand-in")]
+
+
+def body(mode: Any) -> MessageBody:
+    data = minimal_body(settings={"redactPersonalData": mode})
+    conversation = data["request"]["scope"]["conversations"][0]
+    conversation["participants"] = [{"participantId": "p1", "displayName": "Maya Chen"}]
+    conversation["messages"] = [{"participantId": "p1", "content": TEXT}]
+    return parse_message_body(data, LIMITS)
+
+
+REDACTOR = Redactor(Names())
+
+
+def run(mode: Any, redactor: Redactor | None = REDACTOR) -> tuple[Echo, str, list[str]]:
+    power = Echo()
+    ops = operations(power)
+    ops.redactor = redactor
+    drafts: list[str] = []
+
+    async def scenario() -> Any:
+        record = RequestRecord.start("rest")
+        return await ops.run("summarize", body(mode), scope="t:o", record=record,
+                             on_partial=drafts.append)  # fmt: skip
+
+    results = asyncio.run(scenario())
+    return power, results[0][0].content, drafts
+
+
+@pytest.mark.parametrize("mode", ["restore", True])
+def test_the_engine_sees_placeholders_and_the_caller_the_values(mode: Any) -> None:
+    power, answer, drafts = run(mode)
+    [seen] = power.seen
+    assert not any(value in seen for value in PLANTED), seen
+    assert "[CARD_1]" in seen and "[EMAIL_1]" in seen and "[PERSON_1]" in seen
+    assert "[ADDRESS_1]" in seen
+    assert "Maya Chen" in seen  # a participant's own name is kept
+    assert answer == TEXT and drafts == [TEXT]
+
+
+def test_mask_keeps_the_placeholders() -> None:
+    power, answer, drafts = run("mask")
+    assert answer == power.seen[0] and drafts == [answer]
+    assert not any(value in answer for value in PLANTED)
+
+
+def test_without_the_setting_nothing_changes() -> None:
+    power, answer, _ = run(None)
+    assert power.seen == [TEXT] and answer == TEXT
+
+
+class Broken(Names):
+    def analyze(self, text: str, language: str) -> list[tuple[str, str]]:
+        raise OSError("the analyzer died")
+
+
+@pytest.mark.parametrize("redactor", [Redactor(Broken()), None])
+def test_redaction_fails_closed(redactor: Redactor | None) -> None:
+    with pytest.raises(ServiceError) as refused:
+        run("restore", redactor)
+    assert refused.value.code is ErrorCode.PROCESSING_FAILED
+
+
+def test_the_example_request_is_redacted() -> None:
+    """examples/summarize-redacted-request.json, through the real analyzers."""
+    data = json.loads((EXAMPLES / "summarize-redacted-request.json").read_text())
+    example = parse_message_body(data, LIMITS)
+    engine = ApertiumEngine(["en", "es", "fr", "pt"])
+    try:
+        redaction = Redactor(engine).redact(example)
+    finally:
+        engine.close()
+    assert redaction is not None and redaction.mode == "restore"
+    last = redaction.body.request.scope.conversations[0].messages[-1].content
+    assert last == (
+        "You can reach me on [PHONE_1] or [EMAIL_1], and my neighbour [PERSON_1] can sign for "
+        "it at [ADDRESS_1]."
+    )
