@@ -669,3 +669,19 @@ def test_close_reasons_fit_a_close_frame() -> None:
     assert close_reason("short") == "short"
     long = close_reason("é" * 200)
     assert len(long.encode()) <= 123 and long.endswith("...")
+
+
+async def test_personal_data_is_redacted_over_the_socket_too(live_server: LiveServer) -> None:
+    text = "Please mail dan@example.com or call (415) 555-2671."
+    async with raw_socket(live_server) as connection:
+        for mode, expected in (("mask", "[EMAIL_1]"), ("restore", "dan@example.com")):
+            body = translate_body(text)
+            body["request"]["settings"]["redactPersonalData"] = mode
+            frame = {"action": "message", "headers": {"correlationId": f"pd-{mode}",
+                     "action": "translate"}, "payload": body}  # fmt: skip
+            await connection.send(json.dumps(frame))
+            answer = await reply(connection)
+            assert_reply_to(answer, f"pd-{mode}", "translate", "completed")
+            [[item]] = [r["response"] for r in answer["message"]["results"]]
+            assert expected in item["content"], item
+            assert ("(415) 555-2671" in item["content"]) == (mode == "restore")
