@@ -91,6 +91,34 @@ def test_the_engine_sees_placeholders_and_the_caller_the_values(mode: Any) -> No
     assert answer == TEXT and drafts == [TEXT]
 
 
+def test_the_caches_and_the_idempotency_store_keep_only_placeholders(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    power = Echo()
+    ops = operations(power)
+    ops.redactor = REDACTOR
+
+    async def scenario() -> Any:
+        record = RequestRecord.start("rest")
+        answer = await ops.run(
+            "summarize", body("restore"), scope="t:o", record=record, idempotency_key="k-1"
+        )
+        record.finish(None)
+        return answer
+
+    with caplog.at_level("DEBUG"):
+        [[item]] = asyncio.run(scenario())
+    assert item.content == TEXT
+    stored = [
+        repr(ops.results._entries),  # type: ignore[attr-defined]
+        repr(ops.idempotency._entries),  # type: ignore[attr-defined]
+        caplog.text,
+    ]
+    assert "[EMAIL_1]" in stored[0] and "[EMAIL_1]" in stored[1]
+    for value in PLANTED:
+        assert not any(value in text for text in stored), value
+
+
 def test_mask_keeps_the_placeholders() -> None:
     power, answer, drafts = run("mask")
     assert answer == power.seen[0] and drafts == [answer]
