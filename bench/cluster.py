@@ -34,7 +34,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -223,13 +222,6 @@ def throughput(url: str, token: str, target: str, seconds: float, connections: i
     return Throughput(float(rate[1]), int(failed[1]) if failed else 0)
 
 
-def balancer_command(cluster: Cluster, command: str) -> str:
-    with socket.socket(socket.AF_UNIX) as admin:
-        admin.connect(str(cluster.stats_socket))
-        admin.sendall(command.encode() + b"\n")
-        return admin.recv(65536).decode()
-
-
 def compare_throughput(cluster: Cluster, token: str, args: argparse.Namespace) -> list[str]:
     """Two replicas, one, two, one, two…: the medians of each, as a ratio."""
     problems = []
@@ -239,13 +231,13 @@ def compare_throughput(cluster: Cluster, token: str, args: argparse.Namespace) -
         runs: dict[int, list[Throughput]] = {2: [], 1: []}
         for replicas in [2, 1] * args.rounds + [2]:
             if replicas == 1:
-                balancer_command(cluster, f"disable server replicas/{second}")
+                cluster.balancer(f"disable server replicas/{second}")
                 time.sleep(0.5)
             runs[replicas].append(
                 throughput(cluster.url, token, target, args.throughput_seconds, args.connections)
             )
             if replicas == 1:
-                balancer_command(cluster, f"enable server replicas/{second}")
+                cluster.balancer(f"enable server replicas/{second}")
                 cluster.wait_balanced()
         two, one = (statistics.median(r.requests_per_second for r in runs[n]) for n in (2, 1))
         failed = sum(r.failed for rs in runs.values() for r in rs)

@@ -50,6 +50,7 @@ from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 
 ROOT = Path(__file__).resolve().parents[1]
 HAPROXY_CONFIG = ROOT / "deploy" / "haproxy.cfg"
+# The servers of scripts/with-services.sh.
 POSTGRES_VARIABLE = "THREADWISE_TEST_POSTGRES_URL"
 REDIS_VARIABLE = "THREADWISE_TEST_REDIS_URL"
 READY_SECONDS = 300.0
@@ -164,15 +165,19 @@ class Cluster:
         token: str = response.json()["access_token"]
         return token
 
+    def balancer(self, command: str) -> str:
+        """HAProxy's answer to an admin command ("show stat", "disable server replicas/r2")."""
+        with socket.socket(socket.AF_UNIX) as admin:
+            admin.connect(str(self.stats_socket))
+            admin.sendall(command.encode() + b"\n")
+            data = b""
+            while chunk := admin.recv(65536):
+                data += chunk
+        return data.decode()
+
     def balancer_states(self) -> dict[str, str]:
         """Each replica's state as HAProxy sees it (UP, DOWN, DOWN 1/2…)."""
-        with socket.socket(socket.AF_UNIX) as stats:
-            stats.connect(str(self.stats_socket))
-            stats.sendall(b"show stat\n")
-            data = b""
-            while chunk := stats.recv(65536):
-                data += chunk
-        header, *rows = data.decode().splitlines()
+        header, *rows = self.balancer("show stat").splitlines()
         columns = header.lstrip("# ").split(",")
         states = {}
         for row in rows:

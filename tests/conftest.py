@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from scripts.cluster import fresh_database
+# scripts/with-services.sh (which `make test` runs pytest through) exports these servers' URLs.
+from scripts.cluster import POSTGRES_VARIABLE, fresh_database
 from scripts.model_server import free_port
 from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
@@ -23,9 +24,6 @@ from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
 DATA = Path(__file__).parent / "data"
-# scripts/with-services.sh (which `make test` runs pytest through) starts these servers.
-POSTGRES_VARIABLE = "THREADWISE_TEST_POSTGRES_URL"
-REDIS_VARIABLE = "THREADWISE_TEST_REDIS_URL"
 
 
 @pytest.fixture(scope="session")

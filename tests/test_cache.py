@@ -7,7 +7,8 @@ import uuid
 
 import redis
 
-from tests.conftest import REDIS_VARIABLE, service_url
+from scripts.cluster import REDIS_VARIABLE
+from tests.conftest import service_url
 from threadwise.cache import InProcessCache, RedisCache
 
 

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import REDIS_VARIABLE, service_url
+from scripts.cluster import REDIS_VARIABLE
+from tests.conftest import service_url
 from threadwise.auth.ratelimit import InProcessRateLimiter, RateLimiter, RedisRateLimiter
 
 

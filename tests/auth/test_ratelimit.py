@@ -9,7 +9,8 @@ import uuid
 
 import pytest
 
-from tests.conftest import REDIS_VARIABLE, service_url
+from scripts.cluster import REDIS_VARIABLE
+from tests.conftest import service_url
 from threadwise.auth.ratelimit import InProcessRateLimiter, Quota, RateLimiter, RedisRateLimiter
 
 

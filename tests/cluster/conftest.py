@@ -9,8 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from scripts.cluster import Cluster, find_haproxy, running_cluster
-from tests.conftest import POSTGRES_VARIABLE, REDIS_VARIABLE, service_url
+from scripts.cluster import (
+    POSTGRES_VARIABLE,
+    REDIS_VARIABLE,
+    Cluster,
+    find_haproxy,
+    running_cluster,
+)
+from tests.conftest import service_url
 
 METRICS_TOKEN = "cluster-metrics-token"
 

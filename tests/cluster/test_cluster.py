@@ -46,15 +46,25 @@ def _headers(token: str, **more: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}", **more}
 
 
-def _replayed(replica: Replica) -> float:
-    """The replica's count of answers given again for an idempotency key."""
+REPLAYED = 'threadwise_cache_lookups_total{cache="idempotency",outcome="replayed"}'
+CLAIMED = 'threadwise_cache_lookups_total{cache="idempotency",outcome="new"}'
+IN_FLIGHT = "threadwise_requests_in_flight"
+
+
+def _metric(replica: Replica, series: str) -> float:
+    """One series of the replica's /metrics (0 before it first counts)."""
     text = httpx2.get(f"{replica.url}/metrics", headers=_headers(METRICS_TOKEN), timeout=10).text
     for line in text.splitlines():
-        if line.startswith(
-            'threadwise_cache_lookups_total{cache="idempotency",outcome="replayed"}'
-        ):
+        if line.rsplit(" ", 1)[0] == series:
             return float(line.split()[-1])
     return 0.0
+
+
+def _wait_until(replica: Replica, series: str, above: float, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while _metric(replica, series) <= above:
+        assert time.monotonic() < deadline, f"{series} of {replica.name} stayed at {above}"
+        time.sleep(0.05)
 
 
 def test_the_official_clients_frames_through_the_balancer(cluster: Cluster) -> None:
@@ -89,7 +99,8 @@ def test_an_idempotency_key_sent_to_another_replica_gets_the_first_answer(
     body = unique(SHORT_CHATS[0])
     key = uuid.uuid4().hex
     first, second = cluster.replicas
-    replays = _replayed(second)
+    replays = _metric(second, REPLAYED)
+    claims = _metric(first, CLAIMED)
     answers: list[httpx2.Response] = []
 
     def send(replica: Replica) -> None:
@@ -104,13 +115,13 @@ def test_an_idempotency_key_sent_to_another_replica_gets_the_first_answer(
 
     running = threading.Thread(target=send, args=(first,))
     running.start()
-    time.sleep(1.0)  # the first has claimed the key and waits for the model
+    _wait_until(first, CLAIMED, claims)  # the first holds the key, and runs
     send(second)  # while the first runs: waits for its answer
     running.join()
     send(second)  # after: answered from the store
     assert [a.status_code for a in answers] == [200, 200, 200], [a.text for a in answers]
     assert answers[0].json() == answers[1].json() == answers[2].json()
-    assert _replayed(second) - replays == 2
+    assert _metric(second, REPLAYED) - replays == 2
 
 
 def test_an_organizations_limits_hold_across_replicas(cluster: Cluster) -> None:
@@ -137,11 +148,16 @@ def test_an_organizations_limits_hold_across_replicas(cluster: Cluster) -> None:
 
 
 def _under_load(
-    cluster: Cluster, token: str, event: Callable[[], Any], summaries: int, translations: int
+    cluster: Cluster,
+    token: str,
+    event: Callable[[], Any],
+    watched: Replica,
+    summaries: int,
+    translations: int,
 ) -> tuple[list[Outcome], int]:
     """Summaries and translations through the balancer, REST and WebSocket in turn, each
     sent with an idempotency key until it has a final answer (503s included); ``event`` runs
-    once the summaries are in flight. The outcomes, and the WebSocket requests answered by
+    once ``watched`` has requests in flight. The outcomes, and the WebSocket requests answered by
     more than one frame."""
 
     async def scenario() -> tuple[list[Outcome], int]:
@@ -159,7 +175,7 @@ def _under_load(
                 )
                 for _ in range(summaries)
             ]  # fmt: skip
-            await asyncio.sleep(2.0)
+            await asyncio.to_thread(_wait_until, watched, IN_FLIGHT, 0)
             stopping = asyncio.ensure_future(asyncio.to_thread(event))
             for _ in range(translations):
                 tasks.append(
@@ -185,7 +201,7 @@ def test_a_replica_stopped_under_load_loses_nothing(whole: Cluster) -> None:
     stopped = whole.replicas[0]
     status: list[int | None] = []
     outcomes, repeated = _under_load(
-        whole, token, lambda: status.append(stopped.stop(300)), summaries=6, translations=40
+        whole, token, lambda: status.append(stopped.stop(300)), stopped, 6, 40
     )
     assert status == [0]
     assert repeated == 0
@@ -204,7 +220,7 @@ def test_a_killed_replica_loses_only_its_in_flight_requests(whole: Cluster) -> N
     token = whole.token(whole.create_client(ORGANIZATION))
     killed = whole.replicas[0]
     outcomes, repeated = _under_load(
-        whole, token, lambda: killed.signal(signal.SIGKILL), summaries=4, translations=30
+        whole, token, lambda: killed.signal(signal.SIGKILL), killed, 4, 30
     )
     assert killed.wait(10) == -signal.SIGKILL
     assert repeated == 0

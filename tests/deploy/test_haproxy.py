@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -26,6 +25,7 @@ from websockets.sync.server import ServerConnection, serve
 
 from scripts.model_server import free_port
 from tests.deploy.conftest import DEPLOY, haproxy_binary
+from tests.json_handler import JsonHandler
 from threadwise import INTERFACE_VERSION
 from threadwise.protocol import ErrorCode, error_envelope
 
@@ -83,34 +83,25 @@ class Replica:
     name: str
     busy: bool = False
     readiness: tuple[int, str] = (200, "ready")  # /readyz's status and its body's "status"
+    checks: int = 0  # health checks answered
     served: list[str] = field(default_factory=list)
 
     def start(self) -> ThreadingHTTPServer:
         replica = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(JsonHandler):
             def do_GET(self) -> None:
+                replica.checks += 1
                 status, state = replica.readiness
-                self._answer(status, {"status": state})
+                self.answer_json(status, {"status": state})
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if replica.busy:
-                    self._answer(503, {"error": {"code": "OVERLOADED"}})
+                    self.answer_json(503, {"error": {"code": "OVERLOADED"}})
                     return
                 replica.served.append(self.path)
-                self._answer(200, {"replica": replica.name})
-
-            def _answer(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer_json(200, {"replica": replica.name})
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -273,8 +264,12 @@ def _serving(balancer: Balancer, expected: set[str], seconds: float = 15) -> set
 def test_a_saturated_replica_stays_in_and_a_draining_one_goes(balancer: Balancer) -> None:
     a = balancer.replicas[0]
     # Saturated: /readyz is 503 for autoscalers, but the replica still serves what it can.
+    checked = a.checks
     a.readiness = (503, "saturated")
-    time.sleep(5)  # two failed checks would have taken it out
+    deadline = time.monotonic() + 15
+    while a.checks < checked + 3:  # two failed checks would have taken it out
+        assert time.monotonic() < deadline, "HAProxy stopped checking the replica"
+        time.sleep(0.05)
     assert _serving(balancer, {"a", "b"}, seconds=0) == {"a", "b"}
     for state in ("draining", "unavailable"):
         a.readiness = (503, state)

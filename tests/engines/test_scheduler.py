@@ -211,7 +211,8 @@ def test_at_a_drain_waiting_jobs_are_handed_back_and_the_running_one_finishes() 
         waiting = [
             asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(10))) for _ in range(2)
         ]
-        await asyncio.sleep(0.01)
+        while queue.waiting < 2:
+            await asyncio.sleep(0)
         assert queue.hand_back_waiting() == 2
         for job in waiting:
             with pytest.raises(ServiceError) as caught:

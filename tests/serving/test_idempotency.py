@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REDIS_VARIABLE, service_url
+from scripts.cluster import REDIS_VARIABLE
+from tests.conftest import service_url
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.serving.idempotency import (

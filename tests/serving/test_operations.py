@@ -88,13 +88,13 @@ def test_a_key_is_held_while_its_work_outlasts_the_lease(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Held a short lease at a time (a killed replica lets go soon), renewed while it runs.
-    monkeypatch.setattr(operations_module, "LEASE_SECONDS", 0.3)
-    power = StandIn(delay=1.0)
+    monkeypatch.setattr(operations_module, "LEASE_SECONDS", 0.6)
+    power = StandIn(delay=2.0)
     ops = operations(power)
 
     async def scenario() -> tuple[Any, Any]:
         first = asyncio.ensure_future(run(ops, body(), key="slow"))
-        await asyncio.sleep(0.5)  # past the first lease
+        await asyncio.sleep(1.0)  # past the first lease (renewed every 0.2 s)
         return await asyncio.gather(first, run(ops, body(), key="slow"))
 
     (first, _), (second, record) = asyncio.run(scenario())

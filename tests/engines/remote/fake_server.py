@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.json_handler import JsonHandler
+
 MODEL = "fake-model"
 
 
@@ -83,19 +85,18 @@ class FakeServer:
 
 
 def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
         def do_GET(self) -> None:
             if self.path == "/v1/models":
-                self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+                self.answer_json(
+                    200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
+                )
             elif self.path == "/health":
-                self._json(200, {"status": "ok"})
+                self.answer_json(200, {"status": "ok"})
             else:
-                self._json(404, {"detail": "Not Found"})
+                self.answer_json(404, {"detail": "Not Found"})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
@@ -103,10 +104,10 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             if self.path == "/tokenize":  # llama.cpp's ("content") and vLLM's ("prompt")
                 words = str(payload.get("content", payload.get("prompt"))).split()
                 server.seen.tokenized.append(" ".join(words))
-                self._json(200, {"tokens": list(range(len(words))), "count": len(words)})
+                self.answer_json(200, {"tokens": list(range(len(words))), "count": len(words)})
                 return
             if self.path != "/v1/chat/completions":
-                self._json(404, {"detail": "Not Found"})
+                self.answer_json(404, {"detail": "Not Found"})
                 return
             action = server.next_action(payload, dict(self.headers))
             if isinstance(action, Refuse):
@@ -153,13 +154,5 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
         def _chunk(self, data: bytes) -> None:
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
-
-        def _json(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
     return Handler

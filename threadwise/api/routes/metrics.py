@@ -28,4 +28,5 @@ _TEXT = {
 )
 async def metrics(services: ServicesDep) -> Response:
     services.metrics.ready.set(1 if services.ready else 0)
+    services.metrics.in_flight.set(services.lifecycle.in_flight)
     return Response(services.metrics.exposition(), media_type=CONTENT_TYPE)
