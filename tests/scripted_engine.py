@@ -60,7 +60,7 @@ class ScriptedEngine:
         *,
         max_tokens: Sequence[int],
         deadline: Deadline | None = None,
-        continue_from: str = "",
+        continue_from: str | Sequence[str] = "",
         stops: Sequence[Sequence[str]] = (),
     ) -> list[Completion]:
         return one_by_one(

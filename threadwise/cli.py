@@ -22,12 +22,14 @@ from threadwise.auth.clients import (
 )
 from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
-from threadwise.auth.tenancy import DEFAULT_TENANT
+from threadwise.auth.tenancy import DEFAULT_TENANT, tenant_name
 from threadwise.config import ConfigurationError, Settings, load_settings
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
 from threadwise.logs import log_config
 from threadwise.payload import decode_json, parse_message_body
+from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
@@ -220,11 +222,16 @@ def _clients_list(args: argparse.Namespace, settings: Settings) -> int:
                 client.name,
             ]
         )
+    _print_table(rows)
+    return 0
+
+
+def _print_table(rows: list[list[str]]) -> None:
+    """``rows`` (the first: the headings) in aligned columns."""
     widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
     for row in rows:
         line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         print(line.rstrip())
-    return 0
 
 
 def _clients_revoke(args: argparse.Namespace, settings: Settings) -> int:
@@ -268,6 +275,186 @@ def _client_json(client: ClientRecord) -> dict[str, Any]:
         "revoked_at": client.revoked_at.isoformat() if client.revoked_at else None,
         "requests_per_minute": client.requests_per_minute,
         "characters_per_minute": client.characters_per_minute,
+    }
+
+
+# --- organizations' policies ----------------------------------------------------------------
+
+
+@contextmanager
+def _organization_policies(settings: Settings) -> Iterator[OrganizationPolicies]:
+    from threadwise.services import open_database
+
+    database = open_database(settings)
+    try:
+        yield OrganizationPolicies(database)
+    finally:
+        database.close()
+
+
+def _organizations_show(args: argparse.Namespace, settings: Settings) -> int:
+    with _organization_policies(settings) as policies:
+        try:
+            policy = policies.policy(args.tenant, args.organization)
+        except ValueError as exc:  # the tenant or the organization id
+            _progress(str(exc))
+            return 2
+    _print_policy(args.tenant, args.organization, policy, args.json)
+    return 0
+
+
+def _organizations_list(args: argparse.Namespace, settings: Settings) -> int:
+    with _organization_policies(settings) as policies:
+        try:
+            found = [
+                (tenant, organization, policies.policy(tenant, organization))
+                for tenant, organization in policies.organizations(args.tenant)
+            ]
+        except ValueError as exc:  # the tenant
+            _progress(str(exc))
+            return 2
+    if args.json:
+        print(json.dumps([_policy_json(*each) for each in found], indent=2))
+        return 0
+    if not found:
+        print("no organization has policies; `threadwise organizations set ORG` sets its defaults")
+        return 0
+    rows = [["TENANT", "ORGANIZATION", "SUMMARY ASPECTS", "REDACT", "CUSTOM ASPECTS"]]
+    for tenant, organization, policy in found:
+        rows.append(
+            [
+                tenant,
+                organization,
+                ",".join(policy.summary_aspects) or "-",
+                policy.redact_personal_data or "-",
+                ",".join(aspect.name for aspect in policy.custom_aspects) or "-",
+            ]
+        )
+    _print_table(rows)
+    return 0
+
+
+def _organizations_set(args: argparse.Namespace, settings: Settings) -> int:
+    changes: dict[str, Any] = {}
+    if args.aspects is not None:
+        changes["summary_aspects"] = [name for name in args.aspects.split(",") if name.strip()]
+    if args.redact is not None:
+        changes["redact_personal_data"] = args.redact
+    if not changes:
+        _progress("nothing to set: give --aspects, --redact or both")
+        return 2
+    with _organization_policies(settings) as policies:
+        try:
+            policy = policies.set_defaults(args.tenant, args.organization, **changes)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    _print_policy(args.tenant, args.organization, policy, args.json)
+    return 0
+
+
+def _aspects_put(args: argparse.Namespace, settings: Settings) -> int:
+    aspect = CustomAspect(
+        args.name, args.instruction, _text_or_file(args.example_conversation), args.example_answer
+    )
+    with _organization_policies(settings) as policies:
+        try:
+            policies.put_aspect(args.tenant, args.organization, aspect)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    print(f"saved aspect {aspect.name.strip()} of organization {args.organization}")
+    return 0
+
+
+def _aspects_remove(args: argparse.Namespace, settings: Settings) -> int:
+    with _organization_policies(settings) as policies:
+        try:
+            removed = policies.remove_aspect(args.tenant, args.organization, args.name)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    if not removed:
+        _progress(
+            f"organization {args.organization} has no aspect {args.name!r}; "
+            f"`threadwise aspects list {args.organization}` shows its aspects"
+        )
+        return 1
+    print(f"removed aspect {args.name} of organization {args.organization}")
+    return 0
+
+
+def _aspects_list(args: argparse.Namespace, settings: Settings) -> int:
+    with _organization_policies(settings) as policies:
+        try:
+            policy = policies.policy(args.tenant, args.organization)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    if args.json:
+        print(json.dumps([_aspect_json(aspect) for aspect in policy.custom_aspects], indent=2))
+        return 0
+    if not policy.custom_aspects:
+        print(
+            f"organization {args.organization} has no custom aspects; "
+            "`threadwise aspects put ORG NAME` adds one"
+        )
+        return 0
+    _print_aspects(policy.custom_aspects)
+    return 0
+
+
+def _text_or_file(value: str) -> str:
+    """``value``, or the contents of the file it names ('-': standard input)."""
+    if value == "-":
+        return sys.stdin.read()
+    try:
+        is_file = Path(value).is_file()
+    except (OSError, ValueError):  # a text too long, or with a NUL, to be a file name
+        is_file = False
+    return Path(value).read_text(encoding="utf-8") if is_file else value
+
+
+def _print_policy(
+    tenant: str, organization: str, policy: OrganizationPolicy, as_json: bool
+) -> None:
+    if as_json:
+        print(json.dumps(_policy_json(tenant, organization, policy), indent=2))
+        return
+    print(f"organization {organization.strip()} (tenant {tenant_name(tenant)})")
+    print(f"  summary aspects       {', '.join(policy.summary_aspects) or 'no default'}")
+    print(f"  redact personal data  {policy.redact_personal_data or 'no default'}")
+    if policy.custom_aspects:
+        print("custom aspects:")
+        _print_aspects(policy.custom_aspects)
+
+
+def _print_aspects(aspects: tuple[CustomAspect, ...]) -> None:
+    for aspect in aspects:
+        print(f"  {aspect.name}")
+        print(f"    instruction  {aspect.instruction}")
+        print("    example conversation")
+        for line in aspect.example_conversation.splitlines():
+            print(f"      {line}")
+        print(f"    example answer  {aspect.example_answer}")
+
+
+def _policy_json(tenant: str, organization: str, policy: OrganizationPolicy) -> dict[str, Any]:
+    return {
+        "tenant": tenant_name(tenant),
+        "organization_id": organization.strip(),
+        "summary_aspects": list(policy.summary_aspects),
+        "redact_personal_data": policy.redact_personal_data,
+        "custom_aspects": [_aspect_json(aspect) for aspect in policy.custom_aspects],
+    }
+
+
+def _aspect_json(aspect: CustomAspect) -> dict[str, str]:
+    return {
+        "name": aspect.name,
+        "instruction": aspect.instruction,
+        "example_conversation": aspect.example_conversation,
+        "example_answer": aspect.example_answer,
     }
 
 
@@ -335,6 +522,7 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.set_defaults(run=_migrate)
 
     _add_client_commands(commands)
+    _add_organization_commands(commands)
     keys = commands.add_parser("keys", help="the locally generated token-signing key")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     rotate_key = key_commands.add_parser("rotate", help="sign new tokens with a new key")
@@ -374,6 +562,80 @@ def _add_client_commands(commands: Any) -> None:
     rotate.add_argument("client_id")
     rotate.add_argument("--json", action="store_true", help="print a JSON object")
     rotate.set_defaults(run=_clients_rotate)
+
+
+def _add_organization_commands(commands: Any) -> None:
+    def organization_and_tenant(command: argparse.ArgumentParser) -> None:
+        command.add_argument("organization", metavar="ORG", help="the organizationId")
+        command.add_argument("--tenant", default=DEFAULT_TENANT, help="default: %(default)s")
+
+    organizations = commands.add_parser(
+        "organizations", help="an organization's defaults for requests that set none"
+    )
+    organization_commands = organizations.add_subparsers(
+        dest="organizations_command", required=True
+    )
+
+    show = organization_commands.add_parser(
+        "show", help="an organization's defaults and custom aspects"
+    )
+    organization_and_tenant(show)
+    show.add_argument("--json", action="store_true", help="print a JSON object")
+    show.set_defaults(run=_organizations_show)
+
+    listing = organization_commands.add_parser(
+        "list", help="the organizations with defaults or custom aspects"
+    )
+    listing.add_argument("--tenant", help="only this tenant's organizations")
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(run=_organizations_list)
+
+    set_defaults = organization_commands.add_parser(
+        "set", help="set the defaults given; those not given stay as they are"
+    )
+    organization_and_tenant(set_defaults)
+    set_defaults.add_argument(
+        "--aspects",
+        metavar="NAME,NAME",
+        help="default summaryAspects: built-in or the organization's custom aspects, "
+        "comma-separated; '' clears them",
+    )
+    set_defaults.add_argument(
+        "--redact",
+        choices=["restore", "mask", "off"],
+        help="default redactPersonalData; 'off' clears it",
+    )
+    set_defaults.add_argument("--json", action="store_true", help="print a JSON object")
+    set_defaults.set_defaults(run=_organizations_set)
+
+    aspects = commands.add_parser("aspects", help="an organization's custom summary aspects")
+    aspect_commands = aspects.add_subparsers(dest="aspects_command", required=True)
+
+    put = aspect_commands.add_parser(
+        "put", help="add a custom aspect, or replace the one of that name"
+    )
+    organization_and_tenant(put)
+    put.add_argument("name", metavar="NAME", help="a letter, then letters, digits, '_' or '-'")
+    put.add_argument("--instruction", required=True, help="what to write, in a sentence or two")
+    put.add_argument(
+        "--example-conversation",
+        required=True,
+        metavar="FILE_OR_TEXT",
+        help="a short transcript ('Name: text' lines): a file, the text itself, or '-' "
+        "for standard input",
+    )
+    put.add_argument("--example-answer", required=True, help="what the aspect says for the example")
+    put.set_defaults(run=_aspects_put)
+
+    remove = aspect_commands.add_parser("remove", help="remove a custom aspect")
+    organization_and_tenant(remove)
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(run=_aspects_remove)
+
+    listing = aspect_commands.add_parser("list", help="an organization's custom aspects")
+    organization_and_tenant(listing)
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(run=_aspects_list)
 
 
 def main(argv: list[str] | None = None) -> int:

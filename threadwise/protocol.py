@@ -78,6 +78,20 @@ Setting = Annotated[T | None, BeforeValidator(_blank_to_none)]
 RedactMode = Literal["restore", "mask"]
 
 SummaryFormat = Literal["paragraph", "bullets", "structured"]
+# The aspects a summary can be asked for besides its format (README, "Summary aspects"); an
+# organization may define its own too.
+BUILT_IN_ASPECTS: tuple[str, ...] = (
+    "issue",
+    "resolution",
+    "resolutionStatus",
+    "nextSteps",
+    "sentiment",
+    "chapterTitle",
+    "narrative",
+    "recap",
+    "entities",
+)
+MAX_ASPECTS = 20
 TranslationMode = Literal["quality", "fast"]
 
 
@@ -167,6 +181,11 @@ class RequestSettings(_Model):
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
     # placeholders (README, "Personal data").
     redactPersonalData: Setting[bool | RedactMode] = None
+    # Extension for summarize: each named aspect as its own response item (README, "Summary
+    # aspects"); an empty list means the organization's default, else the plain summary.
+    summaryAspects: Setting[
+        Annotated[list[Annotated[str, BeforeValidator(_require)]], Field(max_length=MAX_ASPECTS)]
+    ] = None
 
 
 class Request(_Model):
@@ -262,6 +281,27 @@ class Evidence(BaseModel):
     messages: list[MessageRef]
 
 
+class NextStep(BaseModel):
+    """One next step of a summary's ``nextSteps`` aspect: who will do what."""
+
+    owner: str | None = None  # a participant's display name, or None when no one is named
+    text: str  # the step as a sentence, owner included
+
+
+class SentimentShift(BaseModel):
+    """The customer's sentiment at the start of the conversation and at its end."""
+
+    start: Literal["positive", "neutral", "negative"]
+    end: Literal["positive", "neutral", "negative"]
+
+
+class Entity(BaseModel):
+    """A thing the conversation names, copied exactly as it was written."""
+
+    kind: Literal["identifier", "amount", "date", "product"]
+    text: str
+
+
 class ResponseItem(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -277,6 +317,12 @@ class ResponseItem(BaseModel):
     engine: str | None = None
     # summarize with includeEvidence: each sentence of content and its supporting messages.
     evidence: list[Evidence] | None = None
+    # summarize with summaryAspects: which aspect this item is, and its parts by kind.
+    aspect: str | None = None
+    label: str | None = None  # resolutionStatus: resolved, partially, unresolved or unknown
+    steps: list[NextStep] | None = None
+    sentiment: SentimentShift | None = None
+    entities: list[Entity] | None = None
     error_code: str | None = None
 
 

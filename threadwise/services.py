@@ -44,7 +44,9 @@ from threadwise.serving.idempotency import (
 )
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
+from threadwise.serving.policies import OrganizationPolicies
 from threadwise.serving.redaction import Redactor
+from threadwise.superpowers import prompts
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
 from threadwise.superpowers.summarize import (
@@ -361,6 +363,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
                 options.cast,
                 options.checks,
                 default.summarizer.system_prompt,
+                prompts.SYSTEM_ASPECTS,
             ],
             "routes": [
                 [route.source, route.target, *(route.engine(tier) for tier in TIERS)]
@@ -379,6 +382,8 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         metrics=metrics,
         # People's names come from the Apertium analyzers' dictionaries.
         redactor=Redactor(apertium),
+        # Read as often as clients are: a change reaches every replica as soon.
+        policies=OrganizationPolicies(auth.database, settings.client_cache_seconds),
     )
     return Services(
         settings=settings,

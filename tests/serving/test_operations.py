@@ -35,7 +35,7 @@ class StandIn:
         self.error: ServiceError | None = None
 
     async def __call__(
-        self, body: MessageBody, on_partial: Any = None, *, scope: str = ""
+        self, body: MessageBody, on_partial: Any = None, *, scope: str = "", custom: Any = ()
     ) -> list[list[ResponseItem]]:
         self.calls += 1
         await asyncio.sleep(self.delay)
@@ -63,11 +63,9 @@ def body(content: str = "My parcel 7781 is late.", org: str = "org-1") -> Messag
     return parse_message_body(data, LIMITS)
 
 
-async def run(
-    ops: Operations, b: MessageBody, key: str | None = None, scope: str = "t:org-1"
-) -> Any:
+async def run(ops: Operations, b: MessageBody, key: str | None = None, tenant: str = "t") -> Any:
     record = RequestRecord.start("rest")
-    results = await ops.run("translate", b, scope=scope, record=record, idempotency_key=key)
+    results = await ops.run("translate", b, tenant=tenant, record=record, idempotency_key=key)
     return results[0][0].content, record
 
 
@@ -139,7 +137,7 @@ def test_the_result_cache_is_per_organization_and_content() -> None:
         first, record = await run(ops, body())
         again, cached = await run(ops, body())
         assert first == again == "answer 1" and cached.cache == "hit" and record.cache is None
-        assert (await run(ops, body(org="org-2"), scope="t:org-2"))[0] == "answer 2"
+        assert (await run(ops, body(org="org-2")))[0] == "answer 2"
         assert (await run(ops, body("Something else")))[0] == "answer 3"
 
     asyncio.run(scenario())

@@ -45,7 +45,7 @@ class Echo(StandIn):
         self.seen: list[str] = []
 
     async def __call__(  # type: ignore[override]  # a summary's items, not translations'
-        self, body: MessageBody, on_partial: Any = None, *, scope: str = ""
+        self, body: MessageBody, on_partial: Any = None, *, scope: str = "", custom: Any = ()
     ) -> list[ResponseItem]:
         content = body.request.scope.conversations[0].messages[0].content
         self.seen.append(content)
@@ -73,7 +73,7 @@ def run(mode: Any, redactor: Redactor | None = REDACTOR) -> tuple[Echo, str, lis
 
     async def scenario() -> Any:
         record = RequestRecord.start("rest")
-        return await ops.run("summarize", body(mode), scope="t:o", record=record,
+        return await ops.run("summarize", body(mode), tenant="t", record=record,
                              on_partial=drafts.append)  # fmt: skip
 
     results = asyncio.run(scenario())
@@ -101,7 +101,7 @@ def test_the_caches_and_the_idempotency_store_keep_only_placeholders(
     async def scenario() -> Any:
         record = RequestRecord.start("rest")
         answer = await ops.run(
-            "summarize", body("restore"), scope="t:o", record=record, idempotency_key="k-1"
+            "summarize", body("restore"), tenant="t", record=record, idempotency_key="k-1"
         )
         record.finish(None)
         return answer

@@ -298,8 +298,7 @@ class SocketSession:
             gate.authorize(principal, organization)
             record.organization = organization
             await gate.admit(principal, organization, charged_characters(body, request.action))
-            scope = f"{principal.claims.tenant}:{organization}"
-            envelope = await self._run(request, body, scope, record)
+            envelope = await self._run(request, body, principal.claims.tenant, record)
         except ServiceError as exc:
             if exc.code is ErrorCode.PROCESSING_FAILED:
                 log.warning("websocket %s failed: %s", request.action, exc.message)
@@ -343,7 +342,7 @@ class SocketSession:
             )
 
     async def _run(
-        self, request: SocketRequest, body: MessageBody, scope: str, record: RequestRecord
+        self, request: SocketRequest, body: MessageBody, tenant: str, record: RequestRecord
     ) -> Envelope:
         """Call the superpower through ``Operations`` (shutdown, idempotency key, result
         cache); with ``disableStream: false``, ``started`` frames carry the summary so far
@@ -360,7 +359,7 @@ class SocketSession:
         results = await self.services.operations.run(
             cast(Operation, request.action),
             body,
-            scope=scope,
+            tenant=tenant,
             record=record,
             idempotency_key=check_key(key, "headers.idempotencyKey") if key else None,
             on_partial=partial if streaming else None,

@@ -39,7 +39,7 @@ async def run_operation(request: Request, admitted: Admitted, operation: Operati
     work = admitted.services.operations.run(
         operation,
         body,
-        scope=f"{admitted.caller.claims.tenant}:{body.request.context.organizationId}",
+        tenant=admitted.caller.claims.tenant,
         record=record,
         idempotency_key=check_key(key, f"The {IDEMPOTENCY_HEADER} header") if key else None,
     )

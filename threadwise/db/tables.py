@@ -1,4 +1,5 @@
-"""The schema: tenants, their clients and the organizations each may act for, the audit log.
+"""The schema: tenants, their clients and the organizations each may act for, the audit log,
+and each organization's policies (its defaults and its custom summary aspects).
 
 Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
 a test checks that the two agree.
@@ -9,7 +10,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import BigInteger, DateTime, Dialect, ForeignKey, Integer, MetaData, String
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
@@ -100,3 +110,34 @@ class AuditEvent(Base):
     client_id: Mapped[str | None] = mapped_column(String(64), index=True)
     address: Mapped[str | None] = mapped_column(String(64))
     detail: Mapped[str | None] = mapped_column(String(200))
+
+
+class OrganizationSettings(Base):
+    """An organization's defaults for the requests that do not set their own."""
+
+    __tablename__ = "organization_settings"
+
+    tenant: Mapped[str] = mapped_column(
+        ForeignKey("tenants.name", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    # A JSON list of aspect names; NULL means no default.
+    summary_aspects: Mapped[str | None] = mapped_column(Text)
+    redact_personal_data: Mapped[str | None] = mapped_column(String(16))
+    updated_at: Mapped[datetime]
+
+
+class CustomAspect(Base):
+    """A summary aspect an organization defines: what to write, and one worked example."""
+
+    __tablename__ = "custom_aspects"
+
+    tenant: Mapped[str] = mapped_column(
+        ForeignKey("tenants.name", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    instruction: Mapped[str] = mapped_column(Text)
+    example_conversation: Mapped[str] = mapped_column(Text)
+    example_answer: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]

@@ -76,13 +76,13 @@ class ChatEngine(Protocol):
         *,
         max_tokens: Sequence[int],
         deadline: Deadline | None = None,
-        continue_from: str = "",
+        continue_from: str | Sequence[str] = "",
         stops: Sequence[Sequence[str]] = (),
     ) -> list[Completion]:
         """Answers to several independent chats, in order, as ``chat`` would give them (each
-        chat's answer ends before any of its ``stops``, if given); a backend may decode them
-        side by side (one engine call's time for several answers). ``one_by_one`` is the
-        plain way."""
+        chat's answer begun with ``continue_from``, or with its own item of it, and ending
+        before any of its ``stops``, if given); a backend may decode them side by side (one
+        engine call's time for several answers). ``one_by_one`` is the plain way."""
         ...
 
 
@@ -102,17 +102,27 @@ def one_by_one(
     *,
     max_tokens: Sequence[int],
     deadline: Deadline | None = None,
-    continue_from: str = "",
+    continue_from: str | Sequence[str] = "",
     stops: Sequence[Sequence[str]] = (),
 ) -> list[Completion]:
     """``chat_many`` for a backend that answers one chat at a time."""
+    starts = answer_starts(continue_from, len(chats))
     return [
         engine.chat(
             chat,
             max_tokens=budget,
             deadline=deadline,
-            continue_from=continue_from,
+            continue_from=starts[number],
             stop=stops[number] if stops else (),
         )
         for number, (chat, budget) in enumerate(zip(chats, max_tokens, strict=True))
     ]
+
+
+def answer_starts(continue_from: str | Sequence[str], count: int) -> list[str]:
+    """``chat_many``'s ``continue_from`` as one start per chat."""
+    if isinstance(continue_from, str):
+        return [continue_from] * count
+    if len(continue_from) != count:
+        raise ValueError(f"{len(continue_from)} answer starts for {count} chats")
+    return list(continue_from)

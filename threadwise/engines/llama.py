@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
@@ -169,13 +169,15 @@ class LlamaCppEngine:
         *,
         max_tokens: Sequence[int],
         deadline: Deadline | None = None,
-        continue_from: str = "",
+        continue_from: str | Sequence[str] = "",
         stops: Sequence[Sequence[str]] = (),
     ) -> list[Completion]:
         """Answers to several chats, decoded side by side (see ``llama_parallel``) in rounds of
-        up to four; what they share at the start of their prompts is processed once."""
+        up to ``MAX_SEQUENCES``; what they share at the start of their prompts is processed
+        once."""
         results: list[Completion] = []
         every_stop = list(stops) or [()] * len(chats)
+        starts = answer_starts(continue_from, len(chats))
         for start in range(0, len(chats), MAX_SEQUENCES):
             part = slice(start, start + MAX_SEQUENCES)
             if len(chats[part]) == 1:
@@ -184,14 +186,14 @@ class LlamaCppEngine:
                         chats[start],
                         max_tokens=max_tokens[start],
                         deadline=deadline,
-                        continue_from=continue_from,
+                        continue_from=starts[start],
                         stop=every_stop[start],
                     )
                 )
                 continue
             results.extend(
                 self._side_by_side(
-                    chats[part], max_tokens[part], deadline, continue_from, every_stop[part]
+                    chats[part], max_tokens[part], deadline, starts[part], every_stop[part]
                 )
             )
         return results
@@ -201,13 +203,13 @@ class LlamaCppEngine:
         chats: Sequence[list[ChatMessage]],
         max_tokens: Sequence[int],
         deadline: Deadline | None,
-        continue_from: str,
+        starts: Sequence[str],
         stops: Sequence[Sequence[str]],
     ) -> list[Completion]:
         llm = self._model()
         rendered = [
-            self._prompt(llm, chat, continue_from, stop)
-            for chat, stop in zip(chats, stops, strict=True)
+            self._prompt(llm, chat, start, stop)
+            for chat, start, stop in zip(chats, starts, stops, strict=True)
         ]
         prompts = [prompt for prompt, _ in rendered]
         first = np.asarray(prompts[0], dtype=np.intc)
@@ -229,12 +231,12 @@ class LlamaCppEngine:
         ended = time.perf_counter()
         completions = [
             Completion(
-                text=(continue_from + g.text).strip(),
+                text=(start + g.text).strip(),
                 prompt_tokens=len(p),
                 completion_tokens=g.completion_tokens,
                 truncated=g.truncated,
             )
-            for p, g in zip(prompts, generated, strict=True)
+            for p, start, g in zip(prompts, starts, generated, strict=True)
         ]
         if self._on_call is not None:
             share = (ended - started) / len(completions)

@@ -8,11 +8,13 @@ returns (or raises) in their own framing.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio.to_thread
@@ -24,9 +26,11 @@ from threadwise.payload import character_count
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.idempotency import Claim, IdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
+from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.serving.redaction import Redaction, Redactor
 from threadwise.superpowers.summarize import SummarizeSuperpower
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower
 
 log = logging.getLogger(__name__)
@@ -52,6 +56,7 @@ class Operations:
         version: str,
         metrics: Metrics | None = None,
         redactor: Redactor | None = None,
+        policies: OrganizationPolicies | None = None,
     ) -> None:
         self.summarize = summarize
         self.translate = translate
@@ -63,36 +68,41 @@ class Operations:
         self.version = version
         self.metrics = metrics
         self.redactor = redactor
+        self.policies = policies
 
     async def run(
         self,
         operation: Operation,
         body: MessageBody,
         *,
-        scope: str,
+        tenant: str,
         record: RequestRecord,
         idempotency_key: str | None = None,
         on_partial: Callable[[str], None] | None = None,
     ) -> Results:
-        """Answer ``body``; ``scope`` (tenant and organization) keeps caches and keys apart.
-        ``on_partial`` gets a summary's draft as the model writes it (not when the answer
-        comes from a cache or an earlier request with the key)."""
+        """Answer ``body`` for the caller's ``tenant``, under its organization's policies;
+        tenant and organization keep caches and keys apart. ``on_partial`` gets a summary's
+        draft as the model writes it (not when the answer comes from a cache or an earlier
+        request with the key)."""
+        organization = body.request.context.organizationId
+        scope = f"{tenant}:{organization}"
         record.operation = operation
-        record.organization = body.request.context.organizationId
+        record.organization = organization
         record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
         record.characters = character_count(body)
         try:
             async with self.lifecycle.working():
+                policy = await self._policy(tenant, organization)
+                body = with_policy(body, policy, operation)
                 redaction = await self._redact(body)
                 if redaction is not None:
                     body, on_partial = redaction.body, redaction.partial(on_partial)
                     record.redacted = redaction.count
+                answer = _Answer(operation, body, scope, record, on_partial, policy.custom_aspects)
                 if idempotency_key is None:
-                    results = await self._answer(operation, body, scope, record, on_partial)
+                    results = await self._answer(answer)
                 else:
-                    results = await self._once(
-                        operation, body, scope, record, idempotency_key, on_partial
-                    )
+                    results = await self._once(answer, idempotency_key)
                 return results if redaction is None else redaction.results(results)
         except ServiceError as exc:
             record.failed_with(exc)
@@ -111,18 +121,25 @@ class Operations:
         redactor = self.redactor
         return await anyio.to_thread.run_sync(lambda: redactor.redact(body))
 
-    async def _once(
-        self,
-        operation: Operation,
-        body: MessageBody,
-        scope: str,
-        record: RequestRecord,
-        key: str,
-        on_partial: Callable[[str], None] | None,
-    ) -> Results:
+    async def _policy(self, tenant: str, organization: str) -> OrganizationPolicy:
+        """The organization's policies; fails closed (one may be to redact)."""
+        if self.policies is None:
+            return OrganizationPolicy()
+        try:
+            return await self.policies.get(tenant, organization)
+        except Exception as exc:
+            log.exception("reading the organization's policies failed")
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                "The organization's policies could not be read, so nothing of this request was "
+                "sent to an engine. Retry the request.",
+            ) from exc
+
+    async def _once(self, answer: _Answer, key: str) -> Results:
+        operation, body, record = answer.operation, answer.body, answer.record
         seconds = self._deadline_seconds(operation, body)
         claim = await self.idempotency.claim(
-            scope,
+            answer.scope,
             key,
             digest({"operation": operation, "body": canonical_body(body)}),
             wait_seconds=seconds,
@@ -136,7 +153,7 @@ class Operations:
         self._count("idempotency", "new")
         try:
             async with self._holding(claim):
-                results = await self._answer(operation, body, scope, record, on_partial)
+                results = await self._answer(answer)
         except ServiceError as exc:
             await self._end_failed(claim, exc)
             raise
@@ -176,19 +193,14 @@ class Operations:
                 claim, {"error": {"code": error.code.value, "message": error.message}}
             )
 
-    async def _answer(
-        self,
-        operation: Operation,
-        body: MessageBody,
-        scope: str,
-        record: RequestRecord,
-        on_partial: Callable[[str], None] | None = None,
-    ) -> Results:
+    async def _answer(self, answer: _Answer) -> Results:
+        operation, body, record = answer.operation, answer.body, answer.record
         caching = self.results_ttl_seconds > 0
         key = (
             digest(
-                {"scope": scope, "version": self.version, "operation": operation}
+                {"scope": answer.scope, "version": self.version, "operation": operation}
                 | cache_content(body)
+                | {"custom": [dataclasses.astuple(c) for c in answer.custom]}
             )
             if caching
             else ""
@@ -201,7 +213,11 @@ class Operations:
         else:
             self._count("result", "miss")
             if operation == "summarize":
-                results = [await self.summarize(body, on_partial, scope=scope)]
+                results = [
+                    await self.summarize(
+                        body, answer.on_partial, scope=answer.scope, custom=answer.custom
+                    )
+                ]
             else:
                 results = await self.translate(body)
             fallback = any("fallback" in (i.engine or "") for items in results for i in items)
@@ -219,6 +235,34 @@ class Operations:
     def _count(self, cache: str, outcome: str) -> None:
         if self.metrics is not None:
             self.metrics.cache.labels(cache, outcome).inc()
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One request's work, as ``run`` hands it on."""
+
+    operation: Operation
+    body: MessageBody
+    scope: str  # tenant and organization
+    record: RequestRecord
+    on_partial: Callable[[str], None] | None
+    custom: tuple[CustomAspect, ...]  # the organization's own summary aspects
+
+
+def with_policy(body: MessageBody, policy: OrganizationPolicy, operation: Operation) -> MessageBody:
+    """``body`` with its organization's defaults where it sets nothing: the summary aspects,
+    and the redaction of personal data, which a request may choose ("restore" or "mask")
+    but not turn off."""
+    settings = body.request.settings
+    update: dict[str, Any] = {}
+    if policy.redact_personal_data and not settings.redactPersonalData:
+        update["redactPersonalData"] = policy.redact_personal_data
+    if operation == "summarize" and policy.summary_aspects and not settings.summaryAspects:
+        update["summaryAspects"] = list(policy.summary_aspects)
+    if not update:
+        return body
+    request = body.request.model_copy(update={"settings": settings.model_copy(update=update)})
+    return body.model_copy(update={"request": request})
 
 
 def canonical_body(body: MessageBody) -> dict[str, Any]:

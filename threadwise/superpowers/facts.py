@@ -141,10 +141,13 @@ def identifiers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck:
+def check_facts(
+    summary: str, evidence: str, *, names: bool = True, openers: bool = False
+) -> FactCheck:
     """List the numbers/IDs (and, with ``names``, capitalised names) of ``summary`` absent
     from ``evidence``. Names are checked only on English text: other languages capitalise
-    nouns (German) or translate titles."""
+    nouns (German) or translate titles. With ``openers``, a word opening a sentence is never
+    taken for a name (for fragments such as "Calm and helpful.", which open with any word)."""
     folded = _fold(evidence)
     evidence_digits = {_digits(m) for m in _NUMBERISH.findall(evidence)}
     evidence_words = {w for w in re.split(r"[^\w-]+", folded) if w}
@@ -168,7 +171,8 @@ def check_facts(summary: str, evidence: str, *, names: bool = True) -> FactCheck
             if _SENTENCE_START.search(summary[: match.start()]) and (
                 # Capitalised because it opens a sentence: a name only if the conversation
                 # does not use it as a word ("Finally", "Customer") and it is not an opener.
-                word in _SENTENCE_OPENERS
+                openers
+                or word in _SENTENCE_OPENERS
                 or word.endswith(("ly", "ing"))
                 or re.search(rf"(?<![\w#]){re.escape(folded_word)}(?!\w)", folded)
             ):

@@ -78,6 +78,51 @@ def _example(conversation: str, notes: str, summary: str, with_notes: bool) -> s
     return f"Example:\n{conversation}\n\n{answer}"
 
 
+# Summary aspects: one notes form with a line per aspect. Each aspect is asked for by
+# beginning the answer with its label, all side by side after the one conversation (whose
+# tokens are processed once); each line ends the answer it begins.
+_ASPECTS_FORM = """
+Write notes on the conversation, one line each:
+Title: <a title of at most 8 words>
+Issue: <who wants what, in one sentence of at most 15 words>
+Resolution: <what was done, agreed or refused, by whom, in one sentence of at most 25 words>
+Status: <resolved (nothing is left to do), partially (something is still pending or was refused), unresolved or unknown>
+Next steps: <at most two steps, each as "Name will ...", separated by ";", or none>
+Sentiment: <the customer's mood at the start -> at the end, each positive, neutral or negative>
+Products: <the products or services the customer bought or asked about, copied exactly, separated by ";">"""
+
+_ASPECTS_EXAMPLES = (
+    (
+        _EXAMPLES[0][0],
+        "Title: Late jacket return refused, discount code given\n"
+        "Issue: Ilse Varga wants to return a jacket from order 55821 because it is too small.\n"
+        "Resolution: Tobiah refuses the return and an exchange because the 30-day window has "
+        "passed, and emails Ilse Varga the discount code SAVE10 she chose.\n"
+        "Status: partially\n"
+        "Next steps: none\n"
+        "Sentiment: neutral -> neutral\n"
+        "Products: jacket; 10% discount code; $15 store credit",
+    ),
+    (
+        _EXAMPLES[1][0],
+        "Title: Concert moved to next week\n"
+        "Issue: Wendell invites Oren to a concert on Saturday.\n"
+        "Resolution: Oren has to work, so they agree to go next week instead.\n"
+        "Status: resolved\n"
+        "Next steps: Wendell will change the tickets tomorrow.\n"
+        "Sentiment: positive -> positive\n"
+        "Products: concert; tickets",
+    ),
+)
+
+SYSTEM_ASPECTS = (
+    _RULES.format(refer_rule=_REFER_RULE)
+    + _ASPECTS_FORM
+    + "\n\n"
+    + "\n\n".join(f"Example:\n{c}\n\n{a}" for c, a in _ASPECTS_EXAMPLES)
+)
+
+
 # The second example as it was before speakers got names in prompts (see TRANSLATOR_SYSTEM).
 _LABELLED_EXAMPLE = (
     "Conversation (#Person1#; #Person2#):\n"

@@ -87,10 +87,14 @@ def test_summary_is_the_answer_written_after_its_label(identifier: LanguageIdent
     assert "Issue:" not in engine.chats[0][0]["content"]  # no notes by default
 
 
-def test_warm_reads_the_system_prompt_and_keeps_it(identifier: LanguageIdentifier) -> None:
-    engine = ScriptedEngine(["OK"])
+def test_warm_reads_the_system_prompts_and_keeps_them(identifier: LanguageIdentifier) -> None:
+    engine = ScriptedEngine(["OK", "OK"])
     Summarizer(engine, identifier).warm()
-    assert engine.chats[0][0]["content"] == prompts.SYSTEM_WITHOUT_NOTES
+    # The summary's last: the one most requests start with stays in the live cache.
+    assert [chat[0]["content"] for chat in engine.chats] == [
+        prompts.SYSTEM_ASPECTS,
+        prompts.SYSTEM_WITHOUT_NOTES,
+    ]
 
 
 def test_unsupported_sentences_are_dropped_without_another_call(

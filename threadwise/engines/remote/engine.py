@@ -35,7 +35,7 @@ import httpx2
 
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage, Completion
+from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.remote import servers
 from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.engines.remote.prefill import EchoFilter, with_instruction
@@ -203,15 +203,16 @@ class RemoteChatEngine:
         *,
         max_tokens: Sequence[int],
         deadline: Deadline | None = None,
-        continue_from: str = "",
+        continue_from: str | Sequence[str] = "",
         stops: Sequence[Sequence[str]] = (),
     ) -> list[Completion]:
         """The chats sent side by side (within ``concurrency``); the first failure cancels
         the others."""
         every_stop = list(stops) or [()] * len(chats)
+        starts = answer_starts(continue_from, len(chats))
         asks = [
-            _Ask(list(chat), budget, deadline, continue_from, tuple(stop))
-            for chat, budget, stop in zip(chats, max_tokens, every_stop, strict=True)
+            _Ask(list(chat), budget, deadline, start, tuple(stop))
+            for chat, budget, start, stop in zip(chats, max_tokens, starts, every_stop, strict=True)
         ]
         return self._run(lambda _: self._answer_all(asks), deadline)
 

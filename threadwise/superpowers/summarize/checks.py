@@ -53,8 +53,18 @@ class Checked:
         return joined([s.text for s in self.sentences], form)
 
 
-def check_draft(draft: str, transcript: Transcript, cast: Cast, form: SummaryFormat) -> Checked:
-    """``draft`` (speakers called by their prompt names) checked sentence by sentence."""
+def check_draft(
+    draft: str,
+    transcript: Transcript,
+    cast: Cast,
+    form: SummaryFormat,
+    *,
+    restore_ids: bool = True,
+    fragments: bool = False,
+) -> Checked:
+    """``draft`` (speakers called by their prompt names) checked sentence by sentence; with
+    ``restore_ids``, the IDs of the things it names are put back (``_restore_identifiers``);
+    with ``fragments``, its sentences may open with any word (see ``check_facts``)."""
     attributor = Attributor(transcript.messages, cast.names)
     checked = Checked()
     for unit in units(draft, form):
@@ -64,14 +74,15 @@ def check_draft(draft: str, transcript: Transcript, cast: Cast, form: SummaryFor
             continue
         checked.swapped += attributed.fixed
         written = cast.write_back(attributed.text)
-        facts = check_facts(written, transcript.evidence)
+        facts = check_facts(written, transcript.evidence, openers=fragments)
         if not facts.ok:
             checked.dropped.append(f"unsupported {', '.join(facts.unsupported)}: {unit}")
             continue
         checked.sentences.append(
             CheckedSentence(written, tuple(attributed.messages), attributed.text)
         )
-    _restore_identifiers(checked, transcript.evidence)
+    if restore_ids:
+        _restore_identifiers(checked, transcript.evidence)
     return checked
 
 

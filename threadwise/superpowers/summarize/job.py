@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from threadwise.protocol import MessageBody, SummaryFormat
 from threadwise.superpowers.summarize.cast import Cast, cast_speakers
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect, canonical_aspects
 from threadwise.text.languages import LanguageIdentifier, summary_language
 from threadwise.text.transcript import Transcript, build_transcript
 
@@ -30,6 +32,9 @@ class SummaryJob:
     language_name: str
     form: SummaryFormat
     max_chars: int | None
+    # With aspects, each is written instead of the summary (see ``aspects``).
+    aspects: tuple[str, ...] = ()
+    custom: tuple[CustomAspect, ...] = ()
 
     @property
     def sentences(self) -> int:
@@ -39,9 +44,19 @@ class SummaryJob:
         return 3 if self.transcript.has_roles else 2
 
 
-def plan(body: MessageBody, identifier: LanguageIdentifier, *, cast: bool = True) -> SummaryJob:
-    """Validate what the request asks for; cheap, so it runs before the request queues."""
+def plan(
+    body: MessageBody,
+    identifier: LanguageIdentifier,
+    *,
+    cast: bool = True,
+    custom: Sequence[CustomAspect] = (),
+) -> SummaryJob:
+    """Validate what the request asks for; cheap, so it runs before the request queues.
+    ``custom`` are the aspects the caller's organization defined."""
     request = body.request
+    aspects = canonical_aspects(
+        request.settings.summaryAspects or (), custom, "request.settings.summaryAspects"
+    )
     transcript = build_transcript(request.scope.conversations)
     if request.settings.overrideOutputLanguage:
         tag = summary_language(
@@ -62,6 +77,8 @@ def plan(body: MessageBody, identifier: LanguageIdentifier, *, cast: bool = True
         language_name=tag.english_name,
         form=request.settings.summaryFormat or "paragraph",
         max_chars=request.settings.maxResponseLength or None,
+        aspects=aspects,
+        custom=tuple(c for c in custom if c.name in aspects),
     )
 
 

@@ -12,7 +12,7 @@ then combined.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
@@ -20,9 +20,11 @@ from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, SummaryFormat
 from threadwise.superpowers import prompts
 from threadwise.superpowers.summarize.answer import Answer, parse_answer, render, supported_notes
+from threadwise.superpowers.summarize.aspects import AspectWriter
 from threadwise.superpowers.summarize.checks import Checked, CheckedSentence, check_draft
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions, plan
 from threadwise.superpowers.summarize.memory import ThreadMemory, prefix_digest
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.run import Run, Summary
 from threadwise.superpowers.summarize.sentences import (
     complete_sentences,
@@ -62,12 +64,14 @@ class Summarizer:
         return prompts.SYSTEM_WITH_NOTES if self.options.notes else prompts.SYSTEM_WITHOUT_NOTES
 
     def warm(self) -> None:
-        """Have the engine read the fixed system prompt now (see ``read_ahead``)."""
+        """Have the engine read the fixed system prompts now (see ``read_ahead``)."""
+        read_ahead(self.engine, prompts.SYSTEM_ASPECTS)
         read_ahead(self.engine, self.system_prompt)
 
-    def plan(self, body: MessageBody) -> SummaryJob:
-        """Validate what the request asks for; cheap, so it runs before the request queues."""
-        return plan(body, self.identifier, cast=self.options.cast)
+    def plan(self, body: MessageBody, custom: Sequence[CustomAspect] = ()) -> SummaryJob:
+        """Validate what the request asks for; cheap, so it runs before the request queues.
+        ``custom``: the aspects the caller's organization defined."""
+        return plan(body, self.identifier, cast=self.options.cast, custom=custom)
 
     def run(
         self,
@@ -80,6 +84,11 @@ class Summarizer:
         Uses the engine: call it only from the engine's work queue. With ``stream``, the
         first draft is passed on as it is written."""
         summary = Summary(text="", language=job.language, engine=self.engine.name)
+        if job.aspects:
+            # Each aspect is its own item: no draft to stream, no thread memory.
+            writer = AspectWriter(self.engine, self.identifier, job.custom, self.options.checks)
+            summary.aspects = writer.write(Run(job, deadline, summary), job.aspects)
+            return summary
         if stream is not None:
             stream.present = job.cast.write_back_partial
         run = Run(job, deadline, summary, None if job.form == "structured" else stream)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import Completion
@@ -10,6 +11,9 @@ from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.memory import ThreadMemory
 from threadwise.superpowers.summarize.streaming import DraftStream
+
+if TYPE_CHECKING:  # it imports this module
+    from threadwise.superpowers.summarize.aspects import AspectText
 
 
 @dataclass
@@ -26,6 +30,8 @@ class Summary:
     evidence: list[CheckedSentence] = field(default_factory=list)
     # Set when the summary can be extended by a later request (see ThreadMemory).
     memory: ThreadMemory | None = None
+    # With aspects asked for: each of them, in order (``text`` is then empty).
+    aspects: list[AspectText] = field(default_factory=list)
 
     def count(self, completion: Completion, step: str) -> None:
         self.prompt_tokens += completion.prompt_tokens

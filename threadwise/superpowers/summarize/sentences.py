@@ -129,8 +129,11 @@ def fit_sections(text: str, max_chars: int | None) -> str:
 
 
 def complete_sentences(text: str) -> str:
-    end = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
-    return text[: end + 1] if end > len(text) // 3 else text
+    """``text`` (cut off mid-sentence) up to its last full stop: one followed by a space, or
+    ending the text but not after a digit (a cut "$8." of "$8.50")."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)|(?<!\d)[.!?]$", text)]
+    end = ends[-1] if ends else -1
+    return text[:end] if end > len(text) // 3 else text
 
 
 def sentence_case(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from threadwise.cache import Cache
@@ -12,9 +12,12 @@ from threadwise.deadlines import DeadlinePolicy
 from threadwise.engines.profiles import Profiles
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
+from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.memory import ThreadMemory
 from threadwise.superpowers.summarize.pipeline import Summarizer
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.superpowers.summarize.sentences import fit_length
 from threadwise.superpowers.summarize.streaming import DraftStream
 
 
@@ -49,13 +52,15 @@ class SummarizeSuperpower:
         on_partial: Callable[[str], None] | None = None,
         *,
         scope: str = "",
+        custom: Sequence[CustomAspect] = (),
     ) -> list[ResponseItem]:
-        """The summary; with ``on_partial``, the draft so far is passed to it (on the event
-        loop) as the model writes it, before this returns. ``scope`` (tenant and
-        organization) keeps the memory of summarized threads apart."""
+        """The summary, or each aspect asked for; with ``on_partial``, the summary's draft
+        so far is passed to it (on the event loop) as the model writes it, before this
+        returns. ``scope`` (tenant and organization) keeps the memory of summarized threads
+        apart; ``custom`` are the aspects the organization defined."""
         chosen = self.summarizers.choose(body.request.attributes.variant)
         summarizer, queue = chosen.value.summarizer, chosen.value.queue
-        job = summarizer.plan(body)  # bad input fails here, before it takes a queue slot
+        job = summarizer.plan(body, custom)  # bad input fails here, before it takes a slot
         deadline = self.deadlines.start(len(job.transcript.text))
         stream = None
         if on_partial is not None:
@@ -66,7 +71,10 @@ class SummarizeSuperpower:
 
             stream = DraftStream(to_loop)
         key = self._thread_key(body, job, scope, summarizer)
-        stored = await self.threads.get(key) if self.threads is not None else None
+        # Aspects are written afresh each time: only a plain summary is remembered.
+        stored = None
+        if self.threads is not None and not job.aspects:
+            stored = await self.threads.get(key)
         memory = ThreadMemory.from_json(stored) if stored else None
         # Cost: roughly what the model takes, in units of a short chat's summary.
         cost = 1 + len(job.transcript.text) / 1000 if memory is None else 1.0
@@ -78,24 +86,33 @@ class SummarizeSuperpower:
         )
         if self.threads is not None and summary.memory is not None:
             await self.threads.put(key, summary.memory.to_json(), self.threads_ttl_seconds)
-        evidence = None
-        if body.request.settings.includeEvidence and job.form != "structured":
-            evidence = [
-                Evidence(
-                    sentence=sentence.text,
-                    messages=[
-                        MessageRef(conversationId=m.conversation_id, messageIndex=m.index)
-                        for m in sentence.messages
-                    ],
+        cited = bool(body.request.settings.includeEvidence)
+        engine = summary.engine + chosen.note
+        if job.aspects:
+            return [
+                ResponseItem(
+                    content=fit_length(aspect.content, job.max_chars),
+                    type="summary",
+                    language=summary.language,
+                    engine=engine,
+                    aspect=aspect.aspect,
+                    label=aspect.label,
+                    steps=aspect.steps,
+                    sentiment=aspect.sentiment,
+                    entities=aspect.entities,
+                    evidence=_evidence(aspect.evidence) if cited and aspect.evidence else None,
                 )
-                for sentence in summary.evidence
+                for aspect in summary.aspects
             ]
+        evidence = None
+        if cited and job.form != "structured":
+            evidence = _evidence(summary.evidence)
         return [
             ResponseItem(
                 content=summary.text,
                 type="summary",
                 language=summary.language,
-                engine=summary.engine + chosen.note,
+                engine=engine,
                 evidence=evidence,
             )
         ]
@@ -114,3 +131,16 @@ class SummarizeSuperpower:
             [options.notes, options.cast, options.checks],
         ]
         return hashlib.sha256(repr(what).encode()).hexdigest()
+
+
+def _evidence(sentences: Sequence[CheckedSentence]) -> list[Evidence]:
+    return [
+        Evidence(
+            sentence=sentence.text,
+            messages=[
+                MessageRef(conversationId=m.conversation_id, messageIndex=m.index)
+                for m in sentence.messages
+            ],
+        )
+        for sentence in sentences
+    ]

@@ -18,13 +18,48 @@ from threadwise.text.languages import LanguageIdentifier
 def translate_summary(
     run: Run, draft: str, engine: ChatEngine, identifier: LanguageIdentifier, system_prompt: str
 ) -> str:
-    """The draft in the requested language, by the model, sentence by sentence decoded
-    side by side (a summary's sentences translate in about one sentence's time). A
-    sentence that gained a number or ID on the way, or stayed in English, is asked once
-    more under another prompt, then dropped; the whole is verified to be in the language."""
+    """The draft in the requested language, sentence by sentence (see ``translate_parts``);
+    the whole is verified to be in the language."""
     job, summary = run.job, run.summary
     parts = [draft] if job.form == "structured" else units(draft, job.form)
-    source = draft + "\n" + job.transcript.evidence
+    done = translate_parts(run, parts, engine, identifier, system_prompt)
+    kept = [(i, text) for i, text in enumerate(done) if text is not None]
+    translated = joined([text for _, text in kept], job.form)
+    if not kept or identifier.detect(translated) != job.language_code:
+        raise ServiceError(
+            ErrorCode.PROCESSING_FAILED,
+            f"The model did not write the summary in {job.language_name} ({job.language}). "
+            "Retry the request, or ask for the summary in English.",
+        )
+    if len(kept) < len(parts):
+        summary.steps.append(f"dropped {len(parts) - len(kept)} translated sentences")
+    if len(summary.evidence) == len(parts):
+        summary.evidence = [
+            CheckedSentence(text, summary.evidence[i].messages, summary.evidence[i].prompt_text)
+            for i, text in kept
+        ]
+    elif summary.evidence:
+        messages = {m: None for e in summary.evidence for m in e.messages}
+        summary.evidence = [CheckedSentence(translated, tuple(messages), "")]
+    if run.stream is not None:
+        on_text = run.stream.step(str.strip)
+        if on_text is not None:
+            on_text(translated)
+    return translated
+
+
+def translate_parts(
+    run: Run,
+    parts: list[str],
+    engine: ChatEngine,
+    identifier: LanguageIdentifier,
+    system_prompt: str,
+) -> list[str | None]:
+    """Each of ``parts`` in the requested language, decoded side by side (a summary's
+    sentences translate in about one sentence's time); None for one that gained a number or
+    ID on the way, or stayed in English, under both prompts."""
+    job, summary = run.job, run.summary
+    source = "\n".join(parts) + "\n" + job.transcript.evidence
     done: list[str | None] = [None] * len(parts)
     attempts: list[tuple[str, ChatMessage, str]] = [
         ("translate", {"role": "system", "content": system_prompt}, prompts.TRANSLATE),
@@ -60,29 +95,7 @@ def translate_summary(
                 and not _still_english(text, parts[i], identifier)
             ):
                 done[i] = text
-    kept = [(i, text) for i, text in enumerate(done) if text is not None]
-    translated = joined([text for _, text in kept], job.form)
-    if not kept or identifier.detect(translated) != job.language_code:
-        raise ServiceError(
-            ErrorCode.PROCESSING_FAILED,
-            f"The model did not write the summary in {job.language_name} ({job.language}). "
-            "Retry the request, or ask for the summary in English.",
-        )
-    if len(kept) < len(parts):
-        summary.steps.append(f"dropped {len(parts) - len(kept)} translated sentences")
-    if len(summary.evidence) == len(parts):
-        summary.evidence = [
-            CheckedSentence(text, summary.evidence[i].messages, summary.evidence[i].prompt_text)
-            for i, text in kept
-        ]
-    elif summary.evidence:
-        messages = {m: None for e in summary.evidence for m in e.messages}
-        summary.evidence = [CheckedSentence(translated, tuple(messages), "")]
-    if run.stream is not None:
-        on_text = run.stream.step(str.strip)
-        if on_text is not None:
-            on_text(translated)
-    return translated
+    return done
 
 
 def _still_english(text: str, english: str, identifier: LanguageIdentifier) -> bool:

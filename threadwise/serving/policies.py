@@ -1,0 +1,327 @@
+"""Each organization's policies: the summary aspects and the personal-data redaction its
+requests get when they do not ask for their own, and the summary aspects it defines itself.
+
+An organization is a tenant's ``organizationId``. What a replica reads is cached for
+``cache_seconds``: a change takes effect at once on the replica that made it and within that
+time on the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Final
+
+import anyio.to_thread
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from threadwise.auth.tenancy import tenant_name
+from threadwise.db import tables
+from threadwise.db.database import Database
+from threadwise.protocol import BUILT_IN_ASPECTS, MAX_ID_LENGTH, RedactMode
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+
+MAX_CUSTOM_ASPECTS = 10
+MAX_INSTRUCTION = 500
+MAX_EXAMPLE_CONVERSATION = 2000
+MAX_EXAMPLE_ANSWER = 500
+_ASPECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
+# Organization ids come from requests: a bound keeps a flood of them from filling memory.
+_MAX_CACHED = 10_000
+
+
+class _Keep(Enum):
+    KEEP = "keep"
+
+
+_KEEP: Final = _Keep.KEEP  # set_defaults: a field not given stays as it is
+
+
+@dataclass(frozen=True)
+class OrganizationPolicy:
+    summary_aspects: tuple[str, ...] = ()  # empty: no default
+    redact_personal_data: RedactMode | None = None
+    custom_aspects: tuple[CustomAspect, ...] = ()  # ordered by name
+
+
+class OrganizationPolicies:
+    """Per-organization defaults, read from the database and cached per replica for
+    ``cache_seconds``; the synchronous methods manage them (``threadwise organizations``)."""
+
+    def __init__(
+        self,
+        database: Database,
+        cache_seconds: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.database = database
+        self.cache_seconds = cache_seconds
+        self.clock = clock
+        self._cache: dict[tuple[str, str], tuple[float, OrganizationPolicy]] = {}
+        self._lock = threading.Lock()
+
+    async def get(self, tenant: str, organization: str) -> OrganizationPolicy:
+        """The organization's policy, from the cache when fresh enough."""
+        key = (tenant, organization)
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[0] > self.clock():
+            return cached[1]
+        policy = await anyio.to_thread.run_sync(self._read, tenant, organization)
+        with self._lock:
+            if key not in self._cache and len(self._cache) >= _MAX_CACHED:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = (self.clock() + self.cache_seconds, policy)
+        return policy
+
+    # --- management ----------------------------------------------------------------------
+
+    def policy(self, tenant: str, organization: str) -> OrganizationPolicy:
+        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        with self.database.session() as session:
+            _require_tenant(session, tenant)
+            return _load(session, tenant, organization)
+
+    def set_defaults(
+        self,
+        tenant: str,
+        organization: str,
+        *,
+        summary_aspects: Sequence[str] | _Keep | None = _KEEP,
+        redact_personal_data: str | _Keep | None = _KEEP,
+    ) -> OrganizationPolicy:
+        """Set the defaults given; an empty list, ``None`` or ``"off"`` clears one."""
+        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        if isinstance(summary_aspects, str):
+            raise ValueError(
+                f"Give the default summary aspects as a list, got {summary_aspects!r}."
+            )
+        with self.database.session() as session, session.begin():
+            _require_tenant(session, tenant)
+            row = session.get(tables.OrganizationSettings, (tenant, organization))
+            aspects = _stored_aspects(row.summary_aspects) if row else ()
+            mode = _redact_mode(row.redact_personal_data) if row else None
+            if not isinstance(summary_aspects, _Keep):
+                known = session.scalars(_aspect_names(tenant, organization)).all()
+                aspects = _default_aspects(summary_aspects or (), known, organization)
+            if not isinstance(redact_personal_data, _Keep):
+                mode = _redact_mode(redact_personal_data)
+            if not aspects and mode is None:
+                if row is not None:  # nothing left to store
+                    session.delete(row)
+            else:
+                if row is None:
+                    row = tables.OrganizationSettings(tenant=tenant, organization_id=organization)
+                    session.add(row)
+                row.summary_aspects = json.dumps(list(aspects)) if aspects else None
+                row.redact_personal_data = mode
+                row.updated_at = datetime.now(UTC)
+            session.flush()
+            policy = _load(session, tenant, organization)
+        self._forget(tenant, organization)
+        return policy
+
+    def put_aspect(self, tenant: str, organization: str, aspect: CustomAspect) -> None:
+        """Create the custom aspect, or replace the one of that name."""
+        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        aspect = _checked(aspect)
+        with self.database.session() as session, session.begin():
+            _require_tenant(session, tenant)
+            names = session.scalars(_aspect_names(tenant, organization)).all()
+            row = session.get(tables.CustomAspect, (tenant, organization, aspect.name))
+            if row is None:
+                same = [name for name in names if name.lower() == aspect.name.lower()]
+                if same:
+                    raise ValueError(
+                        f"Organization {organization!r} has the aspect {same[0]!r}, which "
+                        f"differs from {aspect.name!r} only in case: put it under that name, "
+                        "or remove it first."
+                    )
+                if len(names) >= MAX_CUSTOM_ASPECTS:
+                    raise ValueError(
+                        f"An organization has at most {MAX_CUSTOM_ASPECTS} custom aspects and "
+                        f"{organization!r} has {len(names)}: remove one first."
+                    )
+                row = tables.CustomAspect(
+                    tenant=tenant,
+                    organization_id=organization,
+                    name=aspect.name,
+                    created_at=datetime.now(UTC),
+                )
+                session.add(row)
+            row.instruction = aspect.instruction
+            row.example_conversation = aspect.example_conversation
+            row.example_answer = aspect.example_answer
+        self._forget(tenant, organization)
+
+    def remove_aspect(self, tenant: str, organization: str, name: str) -> bool:
+        """Remove the custom aspect (its name in any case); False if there is none."""
+        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        with self.database.session() as session, session.begin():
+            _require_tenant(session, tenant)
+            row = session.scalars(
+                select(tables.CustomAspect).where(
+                    tables.CustomAspect.tenant == tenant,
+                    tables.CustomAspect.organization_id == organization,
+                    func.lower(tables.CustomAspect.name) == name.strip().lower(),
+                )
+            ).one_or_none()
+            if row is None:
+                return False
+            settings = session.get(tables.OrganizationSettings, (tenant, organization))
+            if settings is not None and row.name in _stored_aspects(settings.summary_aspects):
+                raise ValueError(
+                    f"{row.name!r} is one of the default summary aspects of organization "
+                    f"{organization!r}: set the defaults without it first."
+                )
+            session.delete(row)
+        self._forget(tenant, organization)
+        return True
+
+    def organizations(self, tenant: str | None = None) -> list[tuple[str, str]]:
+        """The (tenant, organization) pairs that have defaults or custom aspects, sorted."""
+        settings = select(
+            tables.OrganizationSettings.tenant, tables.OrganizationSettings.organization_id
+        )
+        aspects = select(tables.CustomAspect.tenant, tables.CustomAspect.organization_id)
+        with self.database.session() as session:
+            if tenant is not None:
+                tenant = tenant_name(tenant)
+                _require_tenant(session, tenant)
+                settings = settings.where(tables.OrganizationSettings.tenant == tenant)
+                aspects = aspects.where(tables.CustomAspect.tenant == tenant)
+            pairs = {(row[0], row[1]) for row in session.execute(settings.union(aspects))}
+        return sorted(pairs)
+
+    def _read(self, tenant: str, organization: str) -> OrganizationPolicy:
+        with self.database.session() as session:
+            return _load(session, tenant, organization)
+
+    def _forget(self, tenant: str, organization: str) -> None:
+        with self._lock:
+            self._cache.pop((tenant, organization), None)
+
+
+def _load(session: Session, tenant: str, organization: str) -> OrganizationPolicy:
+    row = session.get(tables.OrganizationSettings, (tenant, organization))
+    aspects = session.scalars(
+        select(tables.CustomAspect).where(
+            tables.CustomAspect.tenant == tenant,
+            tables.CustomAspect.organization_id == organization,
+        )
+    )
+    custom = [
+        CustomAspect(a.name, a.instruction, a.example_conversation, a.example_answer)
+        for a in aspects
+    ]
+    # Sorted here, not by the database: SQLite and PostgreSQL collate differently.
+    custom.sort(key=lambda aspect: aspect.name.lower())
+    if row is None:
+        return OrganizationPolicy(custom_aspects=tuple(custom))
+    return OrganizationPolicy(
+        summary_aspects=_stored_aspects(row.summary_aspects),
+        redact_personal_data=_redact_mode(row.redact_personal_data),
+        custom_aspects=tuple(custom),
+    )
+
+
+def _aspect_names(tenant: str, organization: str) -> Select[str]:
+    return select(tables.CustomAspect.name).where(
+        tables.CustomAspect.tenant == tenant,
+        tables.CustomAspect.organization_id == organization,
+    )
+
+
+def _require_tenant(session: Session, tenant: str) -> None:
+    if session.get(tables.Tenant, tenant) is None:
+        raise ValueError(
+            f"There is no tenant {tenant!r}; a tenant exists once it has a client "
+            f"(`threadwise clients create --tenant {tenant} --org ORG`)."
+        )
+
+
+def _organization_id(organization: str) -> str:
+    organization = organization.strip()
+    if not organization:
+        raise ValueError("An organization id must not be empty.")
+    if len(organization) > MAX_ID_LENGTH:
+        raise ValueError(
+            f"An organization id has at most {MAX_ID_LENGTH} characters; "
+            f"{organization[:40]!r}… has {len(organization)}."
+        )
+    return organization
+
+
+def _default_aspects(
+    names: Sequence[str], custom: Sequence[str], organization: str
+) -> tuple[str, ...]:
+    """``names`` as known aspects, spelled as defined, without repeats."""
+    known = {name.lower(): name for name in (*BUILT_IN_ASPECTS, *custom)}
+    aspects: list[str] = []
+    for name in names:
+        aspect = known.get(name.strip().lower())
+        if aspect is None:
+            theirs = ", ".join(custom) if custom else "none yet"
+            raise ValueError(
+                f"{name!r} is not a summary aspect of organization {organization!r}: give "
+                f"built-in ones ({', '.join(BUILT_IN_ASPECTS)}) or its custom ones ({theirs})."
+            )
+        if aspect not in aspects:
+            aspects.append(aspect)
+    return tuple(aspects)
+
+
+def _stored_aspects(stored: str | None) -> tuple[str, ...]:
+    return tuple(json.loads(stored)) if stored else ()
+
+
+def _redact_mode(value: str | None) -> RedactMode | None:
+    mode = (value or "off").strip().lower()
+    if mode == "restore":
+        return "restore"
+    if mode == "mask":
+        return "mask"
+    if mode == "off":
+        return None
+    raise ValueError(f"A redaction policy is 'restore', 'mask' or 'off', got {value!r}.")
+
+
+def _checked(aspect: CustomAspect) -> CustomAspect:
+    """``aspect`` with its fields stripped, or ``ValueError`` saying what to fix."""
+    name = aspect.name.strip()
+    if not _ASPECT_NAME.fullmatch(name):
+        raise ValueError(
+            "A custom aspect's name is a letter followed by up to 39 letters, digits, '_' or "
+            f"'-', got {aspect.name!r}."
+        )
+    if name.lower() in {built_in.lower() for built_in in BUILT_IN_ASPECTS}:
+        raise ValueError(
+            f"{name!r} is a built-in aspect ({', '.join(BUILT_IN_ASPECTS)}): give the custom "
+            "one another name."
+        )
+    fields = {
+        "instruction": (aspect.instruction.strip(), MAX_INSTRUCTION),
+        "example conversation": (aspect.example_conversation.strip(), MAX_EXAMPLE_CONVERSATION),
+        "example answer": (aspect.example_answer.strip(), MAX_EXAMPLE_ANSWER),
+    }
+    for label, (text, limit) in fields.items():
+        if not text:
+            raise ValueError(f"A custom aspect's {label} must not be empty.")
+        if len(text) > limit:
+            raise ValueError(
+                f"A custom aspect's {label} has at most {limit} characters, got {len(text)}."
+            )
+    return replace(
+        aspect,
+        name=name,
+        instruction=fields["instruction"][0],
+        example_conversation=fields["example conversation"][0],
+        example_answer=fields["example answer"][0],
+    )
