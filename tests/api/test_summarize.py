@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from threadwise.protocol import BUILT_IN_ASPECTS
 from threadwise.services import Services
 from threadwise.text.languages import LanguageIdentifier
 
@@ -177,3 +178,67 @@ def test_personal_data_never_reaches_the_model(
     assert "Hannah" in prompts[0]  # the participant's own name is kept
     # Restored: whatever placeholder the summary used is the value again.
     assert not re.search(r"\[[A-Z_]+_\d+\]", item["content"]), item["content"]
+
+
+def aspects_of(client: TestClient, body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    response = client.post("/message/summarize", json=body)
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["message"]["results"][0]["response"]
+    asked = body["request"]["settings"]["summaryAspects"]
+    # Every aspect asked for exactly once, in the order asked, each a summary item.
+    assert [item["aspect"] for item in items] == asked
+    assert all(item["type"] == "summary" for item in items)
+    return {item["aspect"]: item for item in items}
+
+
+def test_every_aspect_once_checked_against_the_chat(
+    client: TestClient, support_chat: dict[str, Any]
+) -> None:
+    support_chat["request"]["settings"] = {
+        "summaryAspects": list(BUILT_IN_ASPECTS),
+        "includeEvidence": True,
+    }
+    items = aspects_of(client, support_chat)
+    messages = support_chat["request"]["scope"]["conversations"][0]["messages"]
+    chat = " ".join(m["content"] for m in messages)
+    names = {"Hannah Lindqvist", "Oliver"}
+    assert all(item["language"] == "en-US" for item in items.values())
+    for name in ("issue", "resolution", "narrative", "recap", "chapterTitle"):
+        content = items[name]["content"]
+        assert content, name
+        # No number or ID the chat lacks (amounts, invoices, dates).
+        assert all(n in chat for n in re.findall(r"\d[\d.,-]*\d|\d", content)), content
+    assert len(items["chapterTitle"]["content"].split()) <= 8
+    assert items["resolutionStatus"]["label"] in ("resolved", "partially", "unresolved", "unknown")
+    moods = {"positive", "neutral", "negative"}
+    assert set(items["sentiment"]["sentiment"].values()) <= moods
+    assert all(step.get("owner") in names | {None} for step in items["nextSteps"]["steps"])
+    entities = items["entities"]["entities"]
+    assert any(e["text"] == "INV-10443" and e["kind"] == "identifier" for e in entities)
+    assert all(e["text"].lower() in chat.lower() for e in entities), entities
+    assert re.search(r"\b(?:You|you|your)\b", items["recap"]["content"])
+    assert items["narrative"]["evidence"], "evidence was asked for"
+
+
+def test_aspects_in_spanish(client: TestClient, support_chat: dict[str, Any]) -> None:
+    support_chat["session"]["channel"]["language"] = "es-ES"
+    asked = ["issue", "nextSteps", "resolutionStatus", "recap"]
+    support_chat["request"]["settings"] = {"summaryAspects": asked}
+    items = aspects_of(client, support_chat)
+    identifier = LanguageIdentifier()
+    for name in ("issue", "recap"):
+        assert identifier.detect(items[name]["content"]) == "es", items[name]
+    assert items["resolutionStatus"]["content"] in (
+        "Resuelto",
+        "Resuelto en parte",
+        "No resuelto",
+        "Desconocido",
+    )
+    assert all(item["language"] == "es-ES" for item in items.values())
+
+
+def test_an_unknown_aspect_is_a_422_naming_it(client: TestClient) -> None:
+    response = client.post("/message/summarize", json=order_chat(summaryAspects=["mood"]))
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "PAYLOAD_SCHEMA_MISMATCH" and "'mood'" in error["message"]

@@ -261,6 +261,21 @@ async def test_sdk_summarize_frame_with_the_default_skeleton(live_server: LiveSe
     assert "4471" in item["content"] or "replacement" in item["content"].lower()
 
 
+@pytest.mark.model
+async def test_summary_aspects_over_the_socket(live_server: LiveServer) -> None:
+    asked = ["chapterTitle", "resolutionStatus", "entities"]
+    async with raw_socket(live_server) as connection:
+        await connection.send(sdk_frame("summarize", example_params(summaryAspects=asked)))
+        answer = await reply(connection, timeout=600)
+    assert_reply_to(answer, "89012345-6789-0123-456789abcdef", "summarize", "completed")
+    items = answer["message"]["results"][0]["response"]
+    assert [i["aspect"] for i in items] == asked
+    title, status, entities = items
+    assert 0 < len(title["content"].split()) <= 8
+    assert status["label"] in ("resolved", "partially", "unresolved", "unknown")
+    assert "4471" in [e["text"] for e in entities["entities"]], entities
+
+
 async def test_plain_frames_name_their_superpower_in_headers_or_action_type(
     live_server: LiveServer,
 ) -> None:

@@ -51,7 +51,7 @@ class LlamaCppEngine:
     or extend the previous turn, skip that part of prompt processing. Calls made with
     ``keep`` also leave their state in a bounded set of saved states (``prefix_cache_bytes``),
     restored when a later prompt extends it further than the live cache does. ``chat_many``
-    decodes up to four chats side by side in the one context (``llama_parallel``).
+    decodes up to ``MAX_SEQUENCES`` chats side by side in the one context (``llama_parallel``).
     """
 
     def __init__(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from threadwise.errors import ServiceError
-from threadwise.protocol import ErrorCode, Evidence, MessageBody, ResponseItem
+from threadwise.protocol import Entity, ErrorCode, Evidence, MessageBody, NextStep, ResponseItem
 from threadwise.text.found import Found
 from threadwise.text.person_names import Analyzer, capitalized_words, find_people, word_tags
 from threadwise.text.personal_data import REGIONS, Placeholders, find
@@ -55,6 +55,12 @@ class Redaction:
         if item.evidence:
             update["evidence"] = [
                 Evidence(sentence=self.text(e.sentence), messages=e.messages) for e in item.evidence
+            ]
+        if item.steps:
+            update["steps"] = [NextStep(owner=s.owner, text=self.text(s.text)) for s in item.steps]
+        if item.entities:
+            update["entities"] = [
+                Entity(kind=e.kind, text=self.text(e.text)) for e in item.entities
             ]
         return item.model_copy(update=update)
 

@@ -48,5 +48,9 @@ def test_products_are_kept_only_as_the_conversation_wrote_them() -> None:
     ) == [("product", "Sonora headphones")]
 
 
+def test_a_listed_product_holding_an_id_is_the_id() -> None:
+    assert found("Where is order 4471?", products="order 4471") == [("identifier", "4471")]
+
+
 def test_placeholders_of_redacted_values_are_not_entities() -> None:
     assert found("Call me on [PHONE_1] about order 55821.") == [("identifier", "55821")]

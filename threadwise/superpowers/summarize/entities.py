@@ -75,7 +75,8 @@ def entities_in(transcript: Transcript, products: str) -> list[Entity]:
         if len(item) < 2 or item.casefold() in names or item.lower() in ("none", "n/a"):
             continue
         at = re.search(rf"(?<!\w){re.escape(item.casefold())}(?!\w)", folded)
-        if at is not None:
+        # "order 4471" is the ID found already, not a product.
+        if at is not None and not any(s < at.end() and at.start() < e for s, e, _ in found):
             add(at.start(), at.end(), "product")
     found.sort(key=lambda f: f[0])
     unique: dict[str, Entity] = {}
