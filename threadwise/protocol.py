@@ -185,7 +185,11 @@ class RequestSettings(_Model):
     # aspects"); an empty list means the organization's default, else the plain summary.
     summaryAspects: Setting[
         Annotated[list[Annotated[str, BeforeValidator(_require)]], Field(max_length=MAX_ASPECTS)]
-    ] = None
+    ] = Field(
+        default=None,
+        description="summarize: answer each of these aspects as its own item instead of the "
+        f"summary: {', '.join(BUILT_IN_ASPECTS)}, or one the organization defined.",
+    )
 
 
 class Request(_Model):
@@ -318,11 +322,22 @@ class ResponseItem(BaseModel):
     # summarize with includeEvidence: each sentence of content and its supporting messages.
     evidence: list[Evidence] | None = None
     # summarize with summaryAspects: which aspect this item is, and its parts by kind.
-    aspect: str | None = None
-    label: str | None = None  # resolutionStatus: resolved, partially, unresolved or unknown
-    steps: list[NextStep] | None = None
-    sentiment: SentimentShift | None = None
-    entities: list[Entity] | None = None
+    aspect: str | None = Field(
+        default=None, description="summarize with summaryAspects: the aspect this item is."
+    )
+    label: str | None = Field(
+        default=None,
+        description="resolutionStatus: resolved, partially, unresolved or unknown.",
+    )
+    steps: list[NextStep] | None = Field(
+        default=None, description="nextSteps: each step and its owner."
+    )
+    sentiment: SentimentShift | None = Field(
+        default=None, description="sentiment: the customer's, at the start and at the end."
+    )
+    entities: list[Entity] | None = Field(
+        default=None, description="entities: what the conversation names, copied exactly."
+    )
     error_code: str | None = None
 
 

@@ -11,6 +11,7 @@ from openapi_spec_validator import validate
 
 from tests.conftest import model_free_settings
 from threadwise.api.app import create_app
+from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.services import build_services
 
 # JSON Schema 2020-12's keywords, and those OpenAPI 3.1 adds: anything else (pydantic's `ge`,
@@ -143,3 +144,22 @@ def test_the_token_endpoint_documents_its_oauth_errors(document: dict[str, Any])
     assert "query string and in the form body" in bad_request["description"]
     schema = bad_request["content"]["application/json"]["schema"]
     assert schema == {"$ref": "#/components/schemas/OAuthErrorBody"}
+
+
+@pytest.mark.parametrize(
+    ("path", "names"),
+    [
+        (
+            "/message/summarize",
+            {"summarize-request", "summarize-aspects-request", "summarize-redacted-request"},
+        ),
+        ("/message/translate", {"translate-request"}),
+    ],
+)
+def test_the_examples_bodies_are_shown_and_valid(
+    document: dict[str, Any], path: str, names: set[str]
+) -> None:
+    content = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    assert set(content["examples"]) == names
+    for example in content["examples"].values():
+        parse_message_body(example["value"], PayloadLimits())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,6 +48,7 @@ LINES = {
     "Sentiment:": " negative -> positive",
     "Products:": " headphones; store credit; unicorn saddle",
 }
+EXAMPLES = Path(__file__).parents[3] / "examples"
 TONE = CustomAspect(
     "agentTone",
     "Say in a few words how the agent sounded.",
@@ -208,3 +211,9 @@ def test_without_aspects_the_summary_is_as_before(identifier: LanguageIdentifier
     job = summarizer.plan(parse_message_body(minimal_body(), PayloadLimits()))
     summary = summarizer.run(job, Deadline(30))
     assert summary.aspects == [] and engine.continued == ["Summary:"]
+
+
+def test_the_example_request_asks_for_every_aspect(identifier: LanguageIdentifier) -> None:
+    data = json.loads((EXAMPLES / "summarize-aspects-request.json").read_text())
+    job = Summarizer(ScriptedEngine([]), identifier).plan(parse_message_body(data, PayloadLimits()))
+    assert job.aspects == BUILT_IN_ASPECTS
