@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
-from tests.conftest import minimal_body
+from scripts.cluster import REDIS_VARIABLE
+from tests.conftest import minimal_body, service_url
 from tests.serving.test_operations import LIMITS, StandIn, operations
+from threadwise.cache import RedisCache
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.serving.idempotency import RedisIdempotencyStore
 from threadwise.serving.records import RequestRecord
 from threadwise.serving.redaction import Redactor
 
@@ -157,3 +162,40 @@ def test_the_example_request_is_redacted() -> None:
         "You can reach me on [PHONE_1] or [EMAIL_1], and my neighbour [PERSON_1] can sign for "
         "it at [ADDRESS_1]."
     )
+
+
+def test_the_redis_stores_keep_only_placeholders() -> None:
+    """The same, with the stores replicas share (the test server of with-services.sh)."""
+    url = service_url(REDIS_VARIABLE)
+    prefix = f"threadwise:test:{uuid.uuid4().hex}:"
+    power = Echo()
+    ops = operations(power)
+    ops.redactor = REDACTOR
+    ops.results = RedisCache(url, prefix + "results:")
+    ops.idempotency = RedisIdempotencyStore(url, 60, prefix=prefix + "idem:")
+
+    async def scenario() -> Any:
+        record = RequestRecord.start("rest")
+        return await ops.run(
+            "summarize", body("restore"), tenant="t", record=record, idempotency_key="k-1"
+        )
+
+    [[item]] = asyncio.run(scenario())
+    assert item.content == TEXT
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        stored = []
+        for key in client.scan_iter(f"{prefix}*"):
+            kind = client.type(key)
+            value = client.hgetall(key) if kind == "hash" else client.get(key)
+            stored.append(f"{key!s} {value!r}")
+        assert len(stored) >= 2, stored  # a result and an idempotency record
+        assert all("[EMAIL_1]" in text for text in stored if "results:" in text)
+        for value in PLANTED:
+            assert not any(value in text for text in stored), value
+    finally:
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+        client.close()
+        ops.results.close()
+        ops.idempotency.close()
