@@ -24,6 +24,15 @@ TAGS = {
     "NIR": frozenset(),
     "Carmen": frozenset({"ant"}),
     "Delgado": frozenset({"word"}),
+    "Adaeze": frozenset(),
+    "Nwosu": frozenset(),
+    "Julien": frozenset({"ant"}),
+    "Sony": frozenset({"np", "ant"}),
+    "March": frozenset({"word", "cog", "ant"}),
+    "Meine": frozenset(),
+    "Bestellnummer": frozenset(),
+    "Danke": frozenset(),
+    "Stefan": frozenset({"ant"}),
 }
 
 
@@ -32,7 +41,12 @@ TAGS = {
     [
         ("Please ask my husband Daniel Okafor.", ["Daniel Okafor"]),
         ("Please Daniel, call me.", ["Daniel"]),
-        ("Ask for Ms. Brandt at the desk.", ["Brandt"]),
+        ("Ask for Ms. Brandt at the desk.", ["Ms. Brandt"]),
+        # Two words no dictionary knows: a name from outside the dictionaries' languages.
+        ("My colleague Adaeze Nwosu will call.", ["Adaeze Nwosu"]),
+        # The person spoken to; a brand; a month; German nouns; German thanks.
+        ("Thanks Julien! My Sony broke in March.", []),
+        ("Meine Bestellnummer fehlt. Danke Stefan!", []),
         ("It was sent from Paris.", []),
         ("Thanks Luis, and say hi to Carmen Delgado.", ["Carmen Delgado"]),
         ("Luis Daniel Okafor", ["Daniel Okafor"]),

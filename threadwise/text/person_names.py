@@ -4,9 +4,13 @@ Apertium's morphological analyzers tag first names (``<np><ant>``: Daniel, Carme
 surnames (``<np><cog>``) and places (``<np><loc>``). A name here is a run of capitalized
 words (particles allowed inside: de, da, dos, van, von, del) that holds a first name or a
 surname which is not also a place, or that follows a title (Mr, Ms, Dr, Sr, Sra, Herr, Mme…):
-"Daniel Okafor" (a surname no dictionary knows), "Ms. Brandt". Plain words that begin a run
-are left out ("Please", "Hi"), and words in capitals (NIR, IBAN) and the chat's
-participants' own names end it (theirs are not redacted).
+"Daniel Okafor" (a surname no dictionary knows), "Ms. Brandt" (the title is part of it). Two
+or three capitalized words that no dictionary knows at all are a name too ("Adaeze Nwosu",
+"Tomasz Wiśniewski": the dictionaries hold few names from outside Europe). Plain words that
+begin a run are left out ("Please", "Hi"), and words in capitals (NIR, IBAN) and the chat's
+participants' own names end it (theirs are not redacted). Not names: months and weekdays,
+brands (``<np><al>``), and a lone first name after a greeting or thanks ("Thanks Julien!"),
+which names the person spoken to: a participant.
 """
 
 from __future__ import annotations
@@ -22,7 +26,30 @@ _RUN = re.compile(rf"{_WORD}(?:\s+(?:(?:d[aeo]s?|de la|del|van|von|van der|von d
 _CAPITALIZED = re.compile(_WORD)
 _TITLE = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dra|Prof|Sr|Sra|Srta|Dña|Don|Doña|Herr|Frau|Mme|Mlle|"
-    r"Senhor|Senhora|Dona)\.?|\bM\.)\s*$"
+    r"Senhor|Senhora|Dona)\.?|\bM\.)(?:\s+(?:Dr|Prof)\.?)?\s*$"
+)
+_GREETING = re.compile(
+    r"\b(?:hi|hey|hello|hallo|hola|ol[áa]|bonjour|salut|ciao|dear|thanks|thank you|thx|cheers|"
+    r"danke|merci|gracias|obrigad[oa]|grazie)[,!]?\s*$",
+    re.IGNORECASE,
+)
+_CALENDAR = frozenset(
+    """January February March April May June July August September October November December
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday Enero Febrero Marzo Abril Mayo
+    Junio Julio Agosto Septiembre Octubre Noviembre Diciembre Lunes Martes Miércoles Jueves
+    Viernes Sábado Domingo Janvier Février Mars Avril Mai Juin Juillet Août Septembre Octobre
+    Novembre Décembre Lundi Mardi Mercredi Jeudi Vendredi Samedi Dimanche Januar Februar März
+    Juni Juli Oktober Dezember Montag Dienstag Mittwoch Donnerstag Freitag Samstag Sonntag
+    Janeiro Fevereiro Março Maio Junho Julho Setembro Outubro Novembro Dezembro
+    English German French Spanish Portuguese Italian Dutch Deutsch Englisch""".split()
+)
+# Words no analyzer here knows that begin a run without being names: German has no
+# dictionary among Apertium's packages, and capitalizes its nouns ("Meine Bestellnummer").
+_PLAIN = frozenset(
+    """Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Mein Meine Meinem Meinen
+    Meiner Meines Dein Deine Ihr Ihre Ihrem Ihren Ihrer Ihres Unser Unsere Unserem Unseren
+    Unserer Euer Eure Sein Seine Seinem Seinen Ihn Ich Wir Sie Er Es Bitte Danke Hallo Guten
+    Sehr Liebe Lieber Vielen Herzlichen Gestern Heute Morgen Leider Also Und Aber Oder""".split()
 )
 
 
@@ -79,30 +106,37 @@ def find_people(
     for run in _RUN.finditer(text):
         for start, end in _pieces(text, run.start(), run.end(), own):
             words = _CAPITALIZED.findall(text[start:end])
-            # Plain words that begin it: "Please", "Hi", "Thanks".
-            while words and _plain(tags.get(words[0], frozenset())):
+            # Plain words that begin it: "Please", "Hi", "Thanks", "Meine".
+            while words and (words[0] in _PLAIN or _plain(tags.get(words[0], frozenset()))):
                 start = text.index(words[0], start) + len(words[0])
                 start += len(text[start:end]) - len(text[start:end].lstrip())
                 words = words[1:]
             if not words:
                 continue
-            titled = bool(_TITLE.search(text, 0, start))
+            title = _TITLE.search(text, 0, start)
             named = any(_name_word(tags.get(word, frozenset())) for word in words)
-            if not (titled or named):
+            unknown = 2 <= len(words) <= 3 and all(
+                len(word) > 2 and not tags.get(word) for word in words
+            )
+            if not (title or named or unknown):
                 continue
+            if title is None and len(words) == 1 and _GREETING.search(text, 0, start):
+                continue  # "Thanks Julien!": the person spoken to
+            if title is not None:
+                start = title.start()
             found.append(Found("PERSON", start, end, text[start:end]))
     return found
 
 
 def _pieces(text: str, start: int, end: int, own: set[str]) -> list[tuple[int, int]]:
-    """The run split at words in capitals (NIR, IBAN, PR) and at the participants' own
-    names (``own``, casefolded words): "Thanks Luis" leaves "Thanks", no name."""
+    """The run split at words in capitals (NIR, IBAN, PR), months and weekdays, and the
+    participants' own names (``own``, casefolded words): "Thanks Luis" leaves "Thanks"."""
     pieces = []
     piece_start: int | None = None
     piece_end = start
     for word in _CAPITALIZED.finditer(text, start, end):
         acronym = len(word.group()) > 1 and word.group().isupper()
-        if acronym or word.group().casefold() in own:
+        if acronym or word.group().casefold() in own or word.group() in _CALENDAR:
             if piece_start is not None:
                 pieces.append((piece_start, piece_end))
             piece_start = None
@@ -116,7 +150,7 @@ def _pieces(text: str, start: int, end: int, own: set[str]) -> list[tuple[int, i
 
 
 def _name_word(tags: frozenset[str]) -> bool:
-    return bool(tags & {"ant", "cog"}) and "loc" not in tags
+    return bool(tags & {"ant", "cog"}) and not tags & {"loc", "np"}
 
 
 def _plain(tags: frozenset[str]) -> bool:
