@@ -33,24 +33,24 @@ _GREETING = re.compile(
     r"danke|merci|gracias|obrigad[oa]|grazie)[,!]?\s*$",
     re.IGNORECASE,
 )
-_CALENDAR = frozenset(
-    """January February March April May June July August September October November December
+_CALENDAR_WORDS = """
+    January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday Enero Febrero Marzo Abril Mayo
     Junio Julio Agosto Septiembre Octubre Noviembre Diciembre Lunes Martes Miércoles Jueves
     Viernes Sábado Domingo Janvier Février Mars Avril Mai Juin Juillet Août Septembre Octobre
     Novembre Décembre Lundi Mardi Mercredi Jeudi Vendredi Samedi Dimanche Januar Februar März
     Juni Juli Oktober Dezember Montag Dienstag Mittwoch Donnerstag Freitag Samstag Sonntag
     Janeiro Fevereiro Março Maio Junho Julho Setembro Outubro Novembro Dezembro
-    English German French Spanish Portuguese Italian Dutch Deutsch Englisch""".split()
-)
+    English German French Spanish Portuguese Italian Dutch Deutsch Englisch"""
+_CALENDAR = frozenset(_CALENDAR_WORDS.split())
 # Words no analyzer here knows that begin a run without being names: German has no
 # dictionary among Apertium's packages, and capitalizes its nouns ("Meine Bestellnummer").
-_PLAIN = frozenset(
-    """Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Mein Meine Meinem Meinen
+_PLAIN_WORDS = """
+    Der Die Das Den Dem Des Ein Eine Einen Einem Einer Eines Mein Meine Meinem Meinen
     Meiner Meines Dein Deine Ihr Ihre Ihrem Ihren Ihrer Ihres Unser Unsere Unserem Unseren
     Unserer Euer Eure Sein Seine Seinem Seinen Ihn Ich Wir Sie Er Es Bitte Danke Hallo Guten
-    Sehr Liebe Lieber Vielen Herzlichen Gestern Heute Morgen Leider Also Und Aber Oder""".split()
-)
+    Sehr Liebe Lieber Vielen Herzlichen Gestern Heute Morgen Leider Also Und Aber Oder"""
+_PLAIN = frozenset(_PLAIN_WORDS.split())
 
 
 class Analyzer(Protocol):
