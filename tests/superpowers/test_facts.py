@@ -34,3 +34,12 @@ def test_identifiers_are_ids_not_amounts_or_dates() -> None:
         "2-3 days, 1st, flight NA 418, code SAVE10, a 30-day window, 2003, 12/03/2026, PIN 4711"
     )
     assert identifiers(text) == ["58213", "INV-10443", "A-20931", "SAVE10", "4711"]
+
+
+def test_placeholders_of_redacted_values_must_be_the_conversations_own() -> None:
+    evidence = "Please call [PERSON_1] on [PHONE_1]; order 2."
+    assert check_facts("Ana asks to call [PERSON_1] on [PHONE_1].", f"Ana: {evidence}").ok
+    # [PERSON_2] is no value of this conversation, though its digit occurs there.
+    assert check_facts("Ana asks to call [PERSON_2].", f"Ana: {evidence}").unsupported == (
+        "[PERSON_2]",
+    )

@@ -8,6 +8,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from threadwise.text.personal_data import PLACEHOLDER
+
 # Numbers, amounts, IDs (anything with a digit), times and dates written with digits.
 _NUMBERISH = re.compile(r"[#$€£]?(?:[^\W\d_]+-)?\w*\d[\w./:-]*\w|\d")
 # Capitalised words that are not names: sentence starts are skipped separately.
@@ -151,7 +153,10 @@ def check_facts(
     folded = _fold(evidence)
     evidence_digits = {_digits(m) for m in _NUMBERISH.findall(evidence)}
     evidence_words = {w for w in re.split(r"[^\w-]+", folded) if w}
-    unsupported: list[str] = []
+    # A redacted value's placeholder ("[PERSON_2]") stands for one value: it must be one the
+    # conversation has, exactly (its digits could otherwise be found anywhere).
+    unsupported = [m.group() for m in PLACEHOLDER.finditer(summary) if m.group() not in evidence]
+    summary = PLACEHOLDER.sub(" ", summary)
     for token in _NUMBERISH.findall(summary):
         digits = _digits(token)
         core = token.strip("#$€£.:-/")
