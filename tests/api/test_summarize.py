@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from threadwise.protocol import BUILT_IN_ASPECTS
 from threadwise.services import Services
+from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.text.languages import LanguageIdentifier
 
 pytestmark = pytest.mark.model
@@ -242,3 +243,38 @@ def test_an_unknown_aspect_is_a_422_naming_it(client: TestClient) -> None:
     assert response.status_code == 422
     error = response.json()["error"]
     assert error["code"] == "PAYLOAD_SCHEMA_MISMATCH" and "'mood'" in error["message"]
+
+
+def test_an_organizations_own_aspect_as_its_default(
+    client: TestClient, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policies = services.operations.policies
+    assert policies is not None
+    tone = CustomAspect(
+        "agentTone",
+        "Say in a few words how the agent sounded.",
+        "Ana: My order is late.\nBo: I'm so sorry, let me fix that right now.",
+        "Apologetic and quick to help.",
+    )
+    engine = services.engine
+    chat_many = engine.chat_many
+    asked: list[str] = []
+
+    def recorded(chats: Any, **options: Any) -> Any:
+        asked.extend(repr(chat) for chat in chats)
+        return chat_many(chats, **options)
+
+    monkeypatch.setattr(engine, "chat_many", recorded)
+    policies.put_aspect("default", "org-1", tone)
+    policies.set_defaults("default", "org-1", summary_aspects=["chapterTitle", "agentTone"])
+    try:
+        response = client.post("/message/summarize", json=order_chat())
+    finally:
+        policies.set_defaults("default", "org-1", summary_aspects=None)
+        policies.remove_aspect("default", "org-1", "agentTone")
+    assert response.status_code == 200, response.text
+    items = response.json()["message"]["results"][0]["response"]
+    assert [item["aspect"] for item in items] == ["chapterTitle", "agentTone"]
+    assert all(item["type"] == "summary" and item["language"] == "en-US" for item in items)
+    # One reading of the conversation: the custom line asked beside the title's.
+    assert any(tone.instruction in prompt and "48213" in prompt for prompt in asked)
