@@ -36,6 +36,9 @@ def kinds(text: str) -> list[tuple[str, str]]:
         ("NI number AB 12 34 56 C", [("NATIONAL_ID", "AB 12 34 56 C")]),
         ("NIR 1 24 06 35 832 364 52", [("NATIONAL_ID", "1 24 06 35 832 364 52")]),
         ("CPF 99722003372 (sem pontos)", [("NATIONAL_ID", "99722003372")]),
+        # Bare digits a few words after the number's name.
+        ("o cpf da titular é 99722003372", [("NATIONAL_ID", "99722003372")]),
+        ("SSN (for the tax form): 536904399", [("NATIONAL_ID", "536904399")]),
     ],
 )
 def test_planted_values_are_found(text: str, expected: list[tuple[str, str]]) -> None:

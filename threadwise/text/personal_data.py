@@ -109,13 +109,14 @@ def _cards(text: str) -> Iterator[Found]:
 _IDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
     (re.compile(r"(?<![\w-])\d{3}[- ]\d{2}[- ]\d{4}(?![\w-])"), ssn.is_valid),
     (
-        re.compile(r"(?i:\b(?:ssn|social security(?: number| no\.?)?)\W{0,3})(\d{9})(?!\d)"),
+        # Nine bare digits only a few words after the name of the number.
+        re.compile(r"(?i:\b(?:ssn|social security)\b[^\d\n]{0,40}?)(?<!\d)(\d{9})(?!\d)"),
         ssn.is_valid,
     ),
     (re.compile(r"(?<![\w-])\d{8}[- ]?[A-Za-z](?![\w])"), dni.is_valid),
     (re.compile(r"(?<![\w-])[XYZxyz][- ]?\d{7}[- ]?[A-Za-z](?![\w])"), nie.is_valid),
     (re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w-])"), cpf.is_valid),
-    (re.compile(r"(?i:\bcpf\W{0,3})(\d{11})(?!\d)"), cpf.is_valid),
+    (re.compile(r"(?i:\bcpf\b[^\d\n]{0,40}?)(?<!\d)(\d{11})(?!\d)"), cpf.is_valid),
     (
         re.compile(
             r"(?<![\w])[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3}(?: ?\d{2})?(?![\w])"
