@@ -20,6 +20,7 @@ from scripts.model_server import free_port
 from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
+from threadwise.db.database import Database
 from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
@@ -179,6 +180,15 @@ def database_url(
         return
     with fresh_database(service_url(POSTGRES_VARIABLE)) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def database(database_url: str) -> Iterator[Database]:
+    """A database of each kind (``database_url``), migrated to the current schema."""
+    built = Database(database_url)
+    built.upgrade()
+    yield built
+    built.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import select, text
@@ -13,14 +12,6 @@ from threadwise.auth.clients import ClientRegistry, UnknownClientError
 from threadwise.auth.credentials import SecretHasher, is_client_id
 from threadwise.db.database import Database
 from threadwise.db.tables import Client, Tenant
-
-
-@pytest.fixture(scope="module")
-def database(database_url: str) -> Iterator[Database]:
-    built = Database(database_url)
-    built.upgrade()
-    yield built
-    built.close()
 
 
 @pytest.fixture

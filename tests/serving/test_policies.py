@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -36,14 +35,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="module")
-def database(database_url: str) -> Iterator[Database]:
-    built = Database(database_url)
-    built.upgrade()
-    yield built
-    built.close()
 
 
 @pytest.fixture
