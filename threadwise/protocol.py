@@ -177,6 +177,9 @@ class RequestSettings(_Model):
         Annotated[list[Annotated[str, BeforeValidator(_require)]], Field(max_length=MAX_TARGETS)]
     ] = None
     translationMode: Setting[TranslationMode] = None
+    # Extension for translate: the organization's glossary to apply (README, "Glossaries");
+    # without it, its default glossary for each language pair, if it has one.
+    glossaryId: OptionalId = None
     # Extension: personal data replaced by placeholders before any engine, cache or log sees
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
     # placeholders (README, "Personal data").

@@ -23,6 +23,7 @@ from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpow
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Parts
+from threadwise.text.terms import Glossary, Term
 
 pytestmark = pytest.mark.usefixtures("loaded_engines")
 
@@ -282,3 +283,53 @@ def test_a_client_that_leaves_frees_the_fast_threads(services: Services) -> None
 
     assert asyncio.run(scenario()) < 2
     pool.shutdown()
+
+
+GLOSSARY_ES = Glossary(
+    "g-1",
+    "org-1",
+    "support",
+    "en",
+    "es",
+    (Term("dashboard", "panel de control"), Term("refund", "reembolso")),
+    default=True,
+)
+GLOSSARY_PT = Glossary("g-2", "org-1", "pt", "en", "pt", (Term("dashboard", "painel"),))
+KEEP = (Term("Acme Cloud", "Acme Cloud", case_sensitive=True),)
+
+
+@pytest.mark.parametrize("target", ["es-ES", "pt-BR"])
+def test_glossary_terms_and_kept_terms_in_the_fast_tier(services: Services, target: str) -> None:
+    power = services.translate
+    text = "Your refund is on the **dashboard** of Acme Cloud, next to the Dashboard link."
+    request = body([text], targetLanguages=[target], translationMode="fast")
+    if target == "es-ES":
+        [[item]] = asyncio.run(power(request, (GLOSSARY_ES, GLOSSARY_PT), KEEP))
+        assert "reembolso" in item.content and "**panel de control**" in item.content
+        assert "Panel de control" in item.content  # the capital kept
+    else:
+        # Not the pair's default: named by the request.
+        named = body([text], targetLanguages=[target], translationMode="fast", glossaryId="g-2")
+        [[item]] = asyncio.run(power(named, (GLOSSARY_ES, GLOSSARY_PT), KEEP))
+        assert "**painel**" in item.content
+    assert "Acme Cloud" in item.content and "[TERM_" not in item.content
+    assert not structure_problems(text, item.content)
+
+
+def test_a_glossary_for_a_language_not_translated_into_is_refused(services: Services) -> None:
+    request = body(["Hi"], targetLanguages=["fr"], glossaryId="g-1")
+    with pytest.raises(ServiceError) as refused:
+        services.translator.plan(request, (GLOSSARY_ES,))
+    assert refused.value.code is ErrorCode.PAYLOAD_SCHEMA_MISMATCH
+    assert "'support' (en→es)" in refused.value.message
+    with pytest.raises(ServiceError) as refused:
+        services.translator.plan(body(["Hi"], glossaryId="nope"), (GLOSSARY_ES,))
+    assert "'nope'" in refused.value.message
+
+
+@pytest.mark.model
+def test_glossary_terms_in_the_models_translation(services: Services) -> None:
+    text = "I still have not received the refund for my order."
+    request = body([text], targetLanguages=["es-ES"], translationMode="quality")
+    [[item]] = asyncio.run(services.translate(request, (GLOSSARY_ES,), ()))
+    assert "reembolso" in item.content and item.engine.startswith("llama.cpp"), item

@@ -49,6 +49,7 @@ from threadwise.text.markdown_segments import (
 )
 from threadwise.text.markdown_structure import inline_problems, structure_problems
 from threadwise.text.tagged import Parts, Tag, text_of
+from threadwise.text.terms import Glossary, Term, mask_terms
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,27 @@ class TranslationJob:
     tier: Tier
     # The channel's language, when it is not the target: what a message is likely written in.
     hint: str | None = None
+    # The glossary the request names, and the organization's default glossaries (one per
+    # language pair at most); its terms that are never translated.
+    glossary: Glossary | None = None
+    defaults: tuple[Glossary, ...] = ()
+    keep: tuple[Term, ...] = ()
+
+    def terms(self, source: str, target: str) -> tuple[Term, ...]:
+        """What a message of ``source`` translated into ``target`` must say for its terms:
+        the glossary of that pair (the one asked for, else the default), then the terms kept
+        as written."""
+        pair = (source, target)
+        glossaries = [self.glossary] if self.glossary else []
+        chosen = next(
+            (
+                g
+                for g in (*glossaries, *self.defaults)
+                if (g.source_language, g.target_language) == pair
+            ),
+            None,
+        )
+        return (*(chosen.entries if chosen else ()), *self.keep)
 
 
 @dataclass(frozen=True)
@@ -117,8 +139,14 @@ class Translator:
         self.dictionaries = dictionaries
         self.segmenter = MarkdownSegmenter()
 
-    def plan(self, body: MessageBody) -> TranslationJob:
-        """Validate what the request asks for; cheap, so it runs before any engine."""
+    def plan(
+        self,
+        body: MessageBody,
+        glossaries: Sequence[Glossary] = (),
+        keep: Sequence[Term] = (),
+    ) -> TranslationJob:
+        """Validate what the request asks for; cheap, so it runs before any engine.
+        ``glossaries`` and ``keep``: the organization's (``text.terms``)."""
         settings = body.request.settings
         channel = body.session.channel.language
         hint = _language_of(channel) if channel else None
@@ -151,7 +179,15 @@ class Translator:
             for ci, conversation in enumerate(body.request.scope.conversations)
             for message in conversation.messages
         )
-        return TranslationJob(messages, targets, settings.translationMode or "quality", hint)
+        return TranslationJob(
+            messages,
+            targets,
+            settings.translationMode or "quality",
+            hint,
+            _chosen_glossary(settings.glossaryId, glossaries, targets),
+            tuple(g for g in glossaries if g.default),
+            tuple(keep),
+        )
 
     def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
         """Each message segmented, and its source language (None: nothing to translate)."""
@@ -204,8 +240,28 @@ class Translator:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None = None,
+        terms: Sequence[Term] = (),
     ) -> list[Translated]:
-        """Translate messages of one source language with ``engine`` (a routing-table name)."""
+        """Translate messages of one source language with ``engine`` (a routing-table name);
+        each of ``terms`` becomes its given translation, whatever the engine (``text.terms``)."""
+        if terms:
+            masked = [mask_terms(m.text, terms) for m in messages]
+            if any(m.targets for m in masked):
+                done = self.translate_group(
+                    engine,
+                    [self.segmenter.segment(m.text) if m.targets else s
+                     for m, s in zip(masked, messages, strict=True)],
+                    source,
+                    target,
+                    deadline,
+                )  # fmt: skip
+                return [
+                    # Kept as written (its structure would not survive): the original text.
+                    Translated(original.text, UNCHANGED)
+                    if t.engine == UNCHANGED
+                    else Translated(m.unmask(t.text), t.engine)
+                    for original, m, t in zip(messages, masked, done, strict=True)
+                ]
         translate = self._segment_translator(engine, source, target, deadline)
         name = self.engine_name(engine, source, target)
         segments = [s for m in messages for s in m.segments]
@@ -317,8 +373,12 @@ class TranslateSuperpower:
         self.fast_queue = fast_queue
         self.deadlines = deadlines
 
-    async def __call__(self, body: MessageBody) -> list[list[ResponseItem]]:
-        job = self.translator.plan(body)  # bad input fails here, before any engine runs
+    async def __call__(
+        self, body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
+    ) -> list[list[ResponseItem]]:
+        """Each target's translations; ``glossaries`` and ``keep`` are the organization's
+        (``text.terms``)."""
+        job = self.translator.plan(body, glossaries, keep)  # bad input fails here
         model = self.translators.choose(body.request.attributes.variant)
         characters = sum(len(m.content) for m in job.messages)
         deadline = self.deadlines.start(characters)
@@ -334,7 +394,13 @@ class TranslateSuperpower:
                 if translated is None:
                     messages = [prepared.segmented[i] for i in indices]
                     translated = await self._group(
-                        model, job.tier, messages, source, target, deadline
+                        model,
+                        job.tier,
+                        messages,
+                        source,
+                        target,
+                        deadline,
+                        job.terms(source, target.language),
                     )
                 for index, item in zip(indices, translated, strict=True):
                     outcome[index] = item
@@ -375,7 +441,8 @@ class TranslateSuperpower:
                     done = [Translated(m.text, UNCHANGED) for m in messages]
                 elif not uses_llm(engine):
                     deadline.check()
-                    done = self._fast_now(engine, messages, source, target, deadline)
+                    terms = job.terms(source, target.language)
+                    done = self._fast_now(engine, messages, source, target, deadline, terms)
                 else:
                     continue
                 prepared.done[(number, source)] = done
@@ -389,6 +456,7 @@ class TranslateSuperpower:
         source: str,
         target: LanguageTag,
         deadline: Deadline,
+        terms: Sequence[Term],
     ) -> list[Translated]:
         """A group the tier gives to the model (the one ``model`` chose): on its queue, or
         on the fast engine when the model cannot answer in time."""
@@ -408,7 +476,7 @@ class TranslateSuperpower:
             try:
                 translated = await queue.run(
                     lambda: translator.translate_group(
-                        engine, messages, source, target, model_deadline
+                        engine, messages, source, target, model_deadline, terms
                     ),
                     model_deadline,
                     Priority.INTERACTIVE,
@@ -433,7 +501,7 @@ class TranslateSuperpower:
         # No deadline here: the model may overrun its share (prompt processing cannot be
         # interrupted), and the fast engine answers in milliseconds; late beats failed.
         fast = await self._off_loop(
-            lambda: self._fast_now(fallback, messages, source, target, None),
+            lambda: self._fast_now(fallback, messages, source, target, None, terms),
             None,
             sum(len(m.text) for m in messages),
         )
@@ -446,9 +514,12 @@ class TranslateSuperpower:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None,
+        terms: Sequence[Term] = (),
     ) -> list[Translated]:
         try:
-            return self.translator.translate_group(engine, messages, source, target, deadline)
+            return self.translator.translate_group(
+                engine, messages, source, target, deadline, terms
+            )
         except TranslationEngineError as exc:
             raise ServiceError(
                 ErrorCode.PROCESSING_FAILED,
@@ -477,6 +548,31 @@ def _language_of(tag: str) -> str | None:
     """The language of a BCP 47 tag, if it is one the identifier knows."""
     language = tag.strip().replace("_", "-").split("-")[0].lower()
     return language if language in SUMMARY_LANGUAGES else None
+
+
+def _chosen_glossary(
+    glossary_id: str | None, glossaries: Sequence[Glossary], targets: Sequence[LanguageTag]
+) -> Glossary | None:
+    """The glossary ``request.settings.glossaryId`` names: the organization's, for a target
+    language of the request."""
+    if glossary_id is None:
+        return None
+    chosen = next((g for g in glossaries if g.glossary_id == glossary_id), None)
+    if chosen is None:
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+            f"request.settings.glossaryId names {glossary_id[:80]!r}, which is no glossary of "
+            "this organization: GET /glossaries?organizationId=… lists them.",
+        )
+    if chosen.target_language not in {t.language for t in targets}:
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+            f"request.settings.glossaryId names the glossary {chosen.name!r} "
+            f"({chosen.source_language}→{chosen.target_language}), but the request translates "
+            f"into {', '.join(t.tag for t in targets)}: name a glossary of one of those "
+            "languages, or none.",
+        )
+    return chosen
 
 
 def _check_distinct(targets: Sequence[LanguageTag]) -> None:

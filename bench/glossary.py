@@ -1,0 +1,157 @@
+"""Benchmark: glossary terms in translations, the rest of the sentence, and the cost.
+
+    python -m bench.glossary [--tiers fast,quality] [--rounds 5]
+
+On ``bench/data/glossary_sentences.jsonl`` (60 support messages, 15 each en→es, en→fr, en→de,
+en→pt, each with its glossary terms and a reference translation that uses them), per tier
+and pair, through the translate superpower with the real engines:
+- the share of translations that contain every glossary target term (target >= 98%);
+- chrF of the rest of the sentence against the reference, with and without the glossary
+  (the same engine; the glossary's terms removed from its output and the reference, the
+  engine's own translation of each term, asked alone, removed from its output without the
+  glossary): the target is a drop of at most 1 point;
+- in the fast tier, the time per message with and without the glossary, alternating over
+  ``--rounds`` rounds in the same process (target: at most 1 ms more).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sacrebleu.metrics.chrf import CHRF
+
+from threadwise.config import Settings
+from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.services import Services, build_services
+from threadwise.superpowers.translate import UNCHANGED
+from threadwise.text.terms import Glossary, Term
+
+SET = Path(__file__).with_name("data") / "glossary_sentences.jsonl"
+
+
+def body(text: str, target: str, tier: str) -> Any:
+    data = {
+        "session": {"channel": {"language": target}},
+        "request": {
+            "connections": {"threadId": "bench-glossary"},
+            "context": {"organizationId": "org-bench"},
+            "settings": {"translationMode": tier},
+            "scope": {
+                "conversations": [
+                    {
+                        "participants": [{"participantId": "c", "displayName": "Customer"}],
+                        "messages": [{"participantId": "c", "content": text}],
+                    }
+                ]
+            },
+        },
+    }
+    return parse_message_body(data, PayloadLimits())
+
+
+def glossary_of(line: dict[str, Any]) -> Glossary:
+    terms = tuple(Term(t["source"], t["target"]) for t in line["terms"])
+    return Glossary("g", "org-bench", line["id"], "en", line["target_language"], terms, True)
+
+
+async def translate(
+    services: Services, text: str, target: str, tier: str, glossary: Glossary | None
+) -> tuple[str, str]:
+    [[item]] = await services.translate(
+        body(text, target, tier), (glossary,) if glossary else (), ()
+    )
+    return item.content, item.engine or UNCHANGED
+
+
+def without(text: str, phrases: list[str]) -> str:
+    for phrase in sorted(phrases, key=len, reverse=True):
+        text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
+def target_tag(line: dict[str, Any]) -> str:
+    return str(line.get("variant") or line["target_language"])
+
+
+async def quality(services: Services, lines: list[dict[str, Any]], tier: str) -> None:
+    by_pair: dict[str, dict[str, list[Any]]] = {}
+    for line in lines:
+        target = target_tag(line)
+        glossary = glossary_of(line)
+        with_terms, engine = await translate(services, line["text"], target, tier, glossary)
+        if engine == UNCHANGED:
+            continue  # no engine of this tier for the pair
+        plain, _ = await translate(services, line["text"], target, tier, None)
+        own = [
+            (await translate(services, t.source, target, tier, None))[0] for t in glossary.entries
+        ]
+        targets = [t.target for t in glossary.entries]
+        row = by_pair.setdefault(line["target_language"], {k: [] for k in ("hit", "g", "p", "r")})
+        row["hit"].append(all(t.lower() in with_terms.lower() for t in targets))
+        row["g"].append(without(with_terms, targets))
+        row["p"].append(without(plain, [*targets, *own]))
+        row["r"].append(without(line["reference"], targets))
+    for pair, row in sorted(by_pair.items()):
+        chrf_with = CHRF().corpus_score(row["g"], [row["r"]]).score
+        chrf_without = CHRF().corpus_score(row["p"], [row["r"]]).score
+        print(
+            f"{tier:8} en→{pair}: terms in {sum(row['hit'])}/{len(row['hit'])} "
+            f"({sum(row['hit']) / len(row['hit']):.0%}); chrF of the rest {chrf_with:.1f} with "
+            f"the glossary, {chrf_without:.1f} without ({chrf_with - chrf_without:+.1f})",
+            flush=True,
+        )
+
+
+async def cost(services: Services, lines: list[dict[str, Any]], rounds: int) -> None:
+    fast = [line for line in lines if line["target_language"] in ("es", "pt")]
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for number in range(rounds):
+        for glossed in (number % 2 == 0, number % 2 == 1):
+            started = time.perf_counter()
+            for line in fast:
+                glossary = glossary_of(line) if glossed else None
+                await translate(services, line["text"], target_tag(line), "fast", glossary)
+            times[glossed].append((time.perf_counter() - started) / len(fast) * 1000)
+    with_ms, without_ms = statistics.median(times[True]), statistics.median(times[False])
+    print(
+        f"fast tier, {len(fast)} messages x {rounds} rounds: {with_ms:.2f} ms a message with "
+        f"the glossary, {without_ms:.2f} without: {with_ms - without_ms:+.2f} ms (target <= +1)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tiers", default="fast,quality")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
+    with tempfile.TemporaryDirectory() as data_dir:
+        settings = Settings(data_dir=Path(data_dir), result_cache_ttl_seconds=0)
+        services = build_services(settings)
+        services.start()
+        deadline = time.monotonic() + 300
+        while not services.loaded:
+            if services.load_error is not None:
+                raise services.load_error
+            assert time.monotonic() < deadline, "the engines did not load in 300 s"
+            time.sleep(0.2)
+
+        async def run() -> None:
+            for tier in args.tiers.split(","):
+                await quality(services, lines, tier)
+            await cost(services, lines, args.rounds)
+
+        asyncio.run(run())
+        services.close()
+
+
+if __name__ == "__main__":
+    main()
