@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
 import json
 import logging.config
 import shlex
@@ -24,12 +25,15 @@ from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.auth.keys import KEY_FILE_NAME, LocalKeyFile
 from threadwise.auth.tenancy import DEFAULT_TENANT, tenant_name
 from threadwise.config import ConfigurationError, Settings, load_settings
+from threadwise.db.database import Database
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
 from threadwise.logs import log_config
 from threadwise.payload import decode_json, parse_message_body
+from threadwise.serving.glossaries import GlossaryStore, UnknownGlossaryError
 from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.text.terms import Glossary, Term
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
@@ -282,14 +286,20 @@ def _client_json(client: ClientRecord) -> dict[str, Any]:
 
 
 @contextmanager
-def _organization_policies(settings: Settings) -> Iterator[OrganizationPolicies]:
+def _database(settings: Settings) -> Iterator[Database]:
     from threadwise.services import open_database
 
     database = open_database(settings)
     try:
-        yield OrganizationPolicies(database)
+        yield database
     finally:
         database.close()
+
+
+@contextmanager
+def _organization_policies(settings: Settings) -> Iterator[OrganizationPolicies]:
+    with _database(settings) as database:
+        yield OrganizationPolicies(database)
 
 
 def _organizations_show(args: argparse.Namespace, settings: Settings) -> int:
@@ -458,6 +468,197 @@ def _aspect_json(aspect: CustomAspect) -> dict[str, str]:
     }
 
 
+# --- organizations' glossaries and do-not-translate terms ------------------------------------
+
+
+@contextmanager
+def _glossary_store(settings: Settings) -> Iterator[GlossaryStore]:
+    with _database(settings) as database:
+        yield GlossaryStore(database)
+
+
+def _glossaries_create(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        rows = _read_rows(args.entries, "source,target[,case_sensitive]", 2)
+        entries = [Term(row[0], row[1], _case_sensitive(row, 2)) for row in rows]
+        with _glossary_store(settings) as store:
+            glossary = store.create(
+                args.tenant,
+                args.organization,
+                args.name,
+                args.source,
+                args.target,
+                entries,
+                default=args.default,
+            )
+    except ValueError as exc:  # the file, the tenant, or what the store refuses
+        _progress(str(exc))
+        return 2
+    _print_glossary(glossary, args.json)
+    return 0
+
+
+def _glossaries_list(args: argparse.Namespace, settings: Settings) -> int:
+    with _glossary_store(settings) as store:
+        try:
+            found = store.list(args.tenant, args.organization)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    if args.json:
+        print(json.dumps([_glossary_json(glossary, entries=False) for glossary in found], indent=2))
+        return 0
+    if not found:
+        print(
+            f"organization {args.organization.strip()} has no glossaries; "
+            "`threadwise glossaries create ORG` creates one"
+        )
+        return 0
+    rows = [["GLOSSARY ID", "FROM", "TO", "DEFAULT", "ENTRIES", "NAME"]]
+    for glossary in found:
+        rows.append(
+            [
+                glossary.glossary_id,
+                glossary.source_language,
+                glossary.target_language,
+                "yes" if glossary.default else "-",
+                str(len(glossary.entries)),
+                glossary.name,
+            ]
+        )
+    _print_table(rows)
+    return 0
+
+
+def _glossaries_show(args: argparse.Namespace, settings: Settings) -> int:
+    with _glossary_store(settings) as store:
+        try:
+            glossary = store.get(args.tenant, args.organization, args.glossary_id)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    _print_glossary(glossary, args.json)
+    return 0
+
+
+def _glossaries_delete(args: argparse.Namespace, settings: Settings) -> int:
+    with _glossary_store(settings) as store:
+        try:
+            store.delete(args.tenant, args.organization, args.glossary_id)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    print(f"deleted glossary {args.glossary_id} of organization {args.organization.strip()}")
+    return 0
+
+
+def _dnt_set(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        rows = _read_rows(args.terms, "term[,case_sensitive]", 1)
+        terms = [Term(row[0], row[0], _case_sensitive(row, 1)) for row in rows]
+        with _glossary_store(settings) as store:
+            store.set_do_not_translate(args.tenant, args.organization, terms)
+    except ValueError as exc:
+        _progress(str(exc))
+        return 2
+    print(
+        f"organization {args.organization.strip()} has {len(terms)} do-not-translate "
+        f"term{'' if len(terms) == 1 else 's'}"
+    )
+    return 0
+
+
+def _dnt_list(args: argparse.Namespace, settings: Settings) -> int:
+    with _glossary_store(settings) as store:
+        try:
+            terms = store.do_not_translate(args.tenant, args.organization)
+        except ValueError as exc:
+            _progress(str(exc))
+            return 2
+    if args.json:
+        shown = [{"term": term.source, "case_sensitive": term.case_sensitive} for term in terms]
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
+        return 0
+    if not terms:
+        print(
+            f"organization {args.organization.strip()} has no do-not-translate terms; "
+            "`threadwise dnt set ORG --terms FILE` sets them"
+        )
+        return 0
+    for term in terms:
+        print(f"{term.source}{'  (case-sensitive)' if term.case_sensitive else ''}")
+    return 0
+
+
+def _read_rows(file: str, columns: str, required: int) -> list[list[str]]:
+    """The rows of a CSV or TSV file ('-': standard input) of ``columns``, the first
+    ``required`` of them given; blank lines left out. ``ValueError`` naming the line."""
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"Cannot read {file}: {exc}. Give a UTF-8 file of {columns} lines."
+        ) from None
+    tabs = "\t" in text
+    reader = csv.reader(text.splitlines(), delimiter="\t" if tabs else ",")
+    rows: list[list[str]] = []
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        if not required <= len(row) <= required + 1:
+            raise ValueError(
+                f"Line {reader.line_num} of {file} has {len(row)} "
+                f"{'tab' if tabs else 'comma'}-separated fields; give {columns} lines."
+            )
+        rows.append(row)
+    return rows
+
+
+def _case_sensitive(row: list[str], column: int) -> bool:
+    value = row[column].strip().lower() if len(row) > column else ""
+    if value in ("", "false", "no", "0"):
+        return False
+    if value in ("true", "yes", "1"):
+        return True
+    raise ValueError(
+        f"case_sensitive is true or false (or empty: false), got {row[column]!r} in the "
+        f"line {','.join(row)!r}."
+    )
+
+
+def _print_glossary(glossary: Glossary, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(_glossary_json(glossary), ensure_ascii=False, indent=2))
+        return
+    default = " (the default)" if glossary.default else ""
+    print(
+        f"glossary {glossary.glossary_id} of organization {glossary.organization}: "
+        f"{glossary.name}, {glossary.source_language} → {glossary.target_language}{default}"
+    )
+    rows = [["SOURCE", "TARGET", "CASE"]]
+    for entry in glossary.entries:
+        rows.append([entry.source, entry.target, "exact" if entry.case_sensitive else "any"])
+    _print_table(rows)
+
+
+def _glossary_json(glossary: Glossary, *, entries: bool = True) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "glossary_id": glossary.glossary_id,
+        "organization_id": glossary.organization,
+        "name": glossary.name,
+        "source_language": glossary.source_language,
+        "target_language": glossary.target_language,
+        "default": glossary.default,
+        "entry_count": len(glossary.entries),
+    }
+    if entries:
+        shown["entries"] = [
+            {"source": e.source, "target": e.target, "case_sensitive": e.case_sensitive}
+            for e in glossary.entries
+        ]
+    return shown
+
+
 def _keys_rotate(_: argparse.Namespace, settings: Settings) -> int:
     if settings.jwt_secret is not None or settings.jwt_algorithm != "HS256" or settings.production:
         _progress(
@@ -523,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_client_commands(commands)
     _add_organization_commands(commands)
+    _add_glossary_commands(commands)
     keys = commands.add_parser("keys", help="the locally generated token-signing key")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     rotate_key = key_commands.add_parser("rotate", help="sign new tokens with a new key")
@@ -565,10 +767,6 @@ def _add_client_commands(commands: Any) -> None:
 
 
 def _add_organization_commands(commands: Any) -> None:
-    def organization_and_tenant(command: argparse.ArgumentParser) -> None:
-        command.add_argument("organization", metavar="ORG", help="the organizationId")
-        command.add_argument("--tenant", default=DEFAULT_TENANT, help="default: %(default)s")
-
     organizations = commands.add_parser(
         "organizations", help="an organization's defaults for requests that set none"
     )
@@ -579,7 +777,7 @@ def _add_organization_commands(commands: Any) -> None:
     show = organization_commands.add_parser(
         "show", help="an organization's defaults and custom aspects"
     )
-    organization_and_tenant(show)
+    _organization_and_tenant(show)
     show.add_argument("--json", action="store_true", help="print a JSON object")
     show.set_defaults(run=_organizations_show)
 
@@ -593,7 +791,7 @@ def _add_organization_commands(commands: Any) -> None:
     set_defaults = organization_commands.add_parser(
         "set", help="set the defaults given; those not given stay as they are"
     )
-    organization_and_tenant(set_defaults)
+    _organization_and_tenant(set_defaults)
     set_defaults.add_argument(
         "--aspects",
         metavar="NAME,NAME",
@@ -614,7 +812,7 @@ def _add_organization_commands(commands: Any) -> None:
     put = aspect_commands.add_parser(
         "put", help="add a custom aspect, or replace the one of that name"
     )
-    organization_and_tenant(put)
+    _organization_and_tenant(put)
     put.add_argument("name", metavar="NAME", help="a letter, then letters, digits, '_' or '-'")
     put.add_argument("--instruction", required=True, help="what to write, in a sentence or two")
     put.add_argument(
@@ -628,14 +826,85 @@ def _add_organization_commands(commands: Any) -> None:
     put.set_defaults(run=_aspects_put)
 
     remove = aspect_commands.add_parser("remove", help="remove a custom aspect")
-    organization_and_tenant(remove)
+    _organization_and_tenant(remove)
     remove.add_argument("name", metavar="NAME")
     remove.set_defaults(run=_aspects_remove)
 
     listing = aspect_commands.add_parser("list", help="an organization's custom aspects")
-    organization_and_tenant(listing)
+    _organization_and_tenant(listing)
     listing.add_argument("--json", action="store_true", help="print a JSON array")
     listing.set_defaults(run=_aspects_list)
+
+
+def _organization_and_tenant(command: argparse.ArgumentParser) -> None:
+    command.add_argument("organization", metavar="ORG", help="the organizationId")
+    command.add_argument("--tenant", default=DEFAULT_TENANT, help="default: %(default)s")
+
+
+def _add_glossary_commands(commands: Any) -> None:
+    glossaries = commands.add_parser(
+        "glossaries", help="an organization's glossaries: terms' translations for a language pair"
+    )
+    glossary_commands = glossaries.add_subparsers(dest="glossaries_command", required=True)
+
+    create = glossary_commands.add_parser("create", help="create a glossary from a CSV or TSV file")
+    _organization_and_tenant(create)
+    create.add_argument("--name", required=True, help="1 to 200 characters")
+    create.add_argument(
+        "--from", dest="source", required=True, metavar="LANGUAGE", help="source language: en"
+    )
+    create.add_argument(
+        "--to", dest="target", required=True, metavar="LANGUAGE", help="target language: es"
+    )
+    create.add_argument(
+        "--entries",
+        required=True,
+        metavar="FILE",
+        help="'source,target[,case_sensitive]' lines, comma- or tab-separated (CSV quoting "
+        "for a comma in a term); '-' reads standard input",
+    )
+    create.add_argument(
+        "--default",
+        action="store_true",
+        help="the organization's default for this pair (another default stops being one)",
+    )
+    create.add_argument("--json", action="store_true", help="print a JSON object")
+    create.set_defaults(run=_glossaries_create)
+
+    listing = glossary_commands.add_parser("list", help="an organization's glossaries")
+    _organization_and_tenant(listing)
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(run=_glossaries_list)
+
+    show = glossary_commands.add_parser("show", help="a glossary and its entries")
+    _organization_and_tenant(show)
+    show.add_argument("glossary_id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="print a JSON object")
+    show.set_defaults(run=_glossaries_show)
+
+    remove = glossary_commands.add_parser("delete", help="delete a glossary")
+    _organization_and_tenant(remove)
+    remove.add_argument("glossary_id", metavar="ID")
+    remove.set_defaults(run=_glossaries_delete)
+
+    dnt = commands.add_parser("dnt", help="an organization's do-not-translate terms")
+    dnt_commands = dnt.add_subparsers(dest="dnt_command", required=True)
+
+    set_terms = dnt_commands.add_parser("set", help="replace the organization's terms")
+    _organization_and_tenant(set_terms)
+    set_terms.add_argument(
+        "--terms",
+        required=True,
+        metavar="FILE",
+        help="'term[,case_sensitive]' lines, comma- or tab-separated; an empty file removes "
+        "them all; '-' reads standard input",
+    )
+    set_terms.set_defaults(run=_dnt_set)
+
+    listing = dnt_commands.add_parser("list", help="the organization's terms")
+    _organization_and_tenant(listing)
+    listing.add_argument("--json", action="store_true", help="print a JSON array")
+    listing.set_defaults(run=_dnt_list)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -651,6 +920,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except UnknownClientError as exc:
         _progress(str(exc))
+        return 1
+    except UnknownGlossaryError as exc:
+        _progress(f"{exc} `threadwise glossaries list ORG` lists an organization's glossaries.")
         return 1
     return code
 

@@ -37,6 +37,7 @@ from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.payload import PayloadLimits
+from threadwise.serving.glossaries import GlossaryStore
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
@@ -183,6 +184,8 @@ class Services:
     results: Cache
     threads: Cache
     operations: Operations
+    # Organizations' glossaries and do-not-translate terms, in the auth database.
+    glossaries: GlossaryStore
     _loading: list[Future[None]] = field(default_factory=list, repr=False)
 
     def start(self) -> None:
@@ -371,6 +374,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             ],
         }
     )
+    glossaries = GlossaryStore(auth.database, settings.client_cache_seconds)
     operations = Operations(
         summarize=summarize,
         translate=translate,
@@ -384,6 +388,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         redactor=Redactor(apertium),
         # Read as often as clients are: a change reaches every replica as soon.
         policies=OrganizationPolicies(auth.database, settings.client_cache_seconds),
+        glossaries=glossaries,
     )
     return Services(
         settings=settings,
@@ -409,6 +414,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         results=results,
         threads=threads,
         operations=operations,
+        glossaries=glossaries,
     )
 
 

@@ -288,3 +288,37 @@ def test_short_fast_translations_keep_answering_beside_hostile_and_oversized_one
     while services.fast_queue.depth:  # the abandoned work stopped
         assert time.monotonic() < deadline, "abandoned fast work kept running"
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("channel", ["es-ES", "pt-BR"])
+def test_an_organizations_glossary_and_kept_terms_over_rest(
+    client: TestClient, channel: str
+) -> None:
+    created = client.post(
+        "/glossaries",
+        json={
+            "organizationId": "org-1",
+            "name": "Support terms",
+            "sourceLanguage": "en",
+            "targetLanguage": channel,
+            "entries": [{"source": "dashboard", "target": "CONSOLA-X"}],
+            "default": True,
+        },
+    )
+    assert created.status_code == 201, created.text
+    kept = {"organizationId": "org-1", "terms": [{"term": "Optave Cloud", "caseSensitive": True}]}
+    assert client.put("/glossaries/do-not-translate", json=kept).status_code == 200
+    try:
+        text = "Open the dashboard of Optave Cloud and check the **dashboard** again."
+        [[item]] = translate(client, translate_body([text], channel, translationMode="fast"))
+        assert item["content"].count("CONSOLA-X") == 2, item
+        assert "Optave Cloud" in item["content"] and "**CONSOLA-X**" in item["content"]
+        # Named, it applies the same; a glossary of another language is refused.
+        named = translate_body(
+            [text], "fr-FR", translationMode="fast", glossaryId=created.json()["glossaryId"]
+        )
+        response = client.post("/message/translate", json=named)
+        assert response.status_code == 422 and "Support terms" in response.text
+    finally:
+        client.delete(f"/glossaries/{created.json()['glossaryId']}?organizationId=org-1")
+        client.put("/glossaries/do-not-translate", json={"organizationId": "org-1", "terms": []})

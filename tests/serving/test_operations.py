@@ -35,8 +35,9 @@ class StandIn:
         self.error: ServiceError | None = None
 
     async def __call__(
-        self, body: MessageBody, on_partial: Any = None, *, scope: str = "", custom: Any = ()
+        self, body: MessageBody, *_: Any, scope: str = "", custom: Any = ()
     ) -> list[list[ResponseItem]]:
+        """As either superpower: summarize's ``on_partial``, translate's terms ignored."""
         self.calls += 1
         await asyncio.sleep(self.delay)
         if self.error is not None:

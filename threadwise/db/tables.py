@@ -1,5 +1,6 @@
 """The schema: tenants, their clients and the organizations each may act for, the audit log,
-and each organization's policies (its defaults and its custom summary aspects).
+each organization's policies (its defaults and its custom summary aspects), and its
+translation terms (glossaries and do-not-translate terms).
 
 Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
 a test checks that the two agree.
@@ -15,6 +16,7 @@ from sqlalchemy import (
     DateTime,
     Dialect,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -140,4 +142,49 @@ class CustomAspect(Base):
     instruction: Mapped[str] = mapped_column(Text)
     example_conversation: Mapped[str] = mapped_column(Text)
     example_answer: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+
+class Glossary(Base):
+    """An organization's terms for one language pair; at most one of a pair is its default
+    (the store keeps it so: the database has no partial unique index on SQLite and
+    PostgreSQL alike)."""
+
+    __tablename__ = "glossaries"
+    __table_args__ = (Index("ix_glossaries_tenant_organization_id", "tenant", "organization_id"),)
+
+    glossary_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    tenant: Mapped[str] = mapped_column(ForeignKey("tenants.name", ondelete="CASCADE"))
+    organization_id: Mapped[str] = mapped_column(String(256))
+    name: Mapped[str] = mapped_column(String(200))
+    source_language: Mapped[str] = mapped_column(String(8))
+    target_language: Mapped[str] = mapped_column(String(8))
+    is_default: Mapped[bool]
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class GlossaryEntry(Base):
+    __tablename__ = "glossary_entries"
+
+    glossary_id: Mapped[str] = mapped_column(
+        ForeignKey("glossaries.glossary_id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    source: Mapped[str] = mapped_column(String(200))
+    target: Mapped[str] = mapped_column(String(200))
+    case_sensitive: Mapped[bool]
+
+
+class DoNotTranslateTerm(Base):
+    """A term an organization's translations keep as it is."""
+
+    __tablename__ = "do_not_translate"
+
+    tenant: Mapped[str] = mapped_column(
+        ForeignKey("tenants.name", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    term: Mapped[str] = mapped_column(String(200), primary_key=True)
+    case_sensitive: Mapped[bool]
     created_at: Mapped[datetime]

@@ -24,6 +24,7 @@ from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
 from threadwise.payload import character_count
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.serving.glossaries import GlossaryStore, OrganizationTerms
 from threadwise.serving.idempotency import Claim, IdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
@@ -32,6 +33,7 @@ from threadwise.serving.redaction import Redaction, Redactor
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower
+from threadwise.text.terms import Glossary, Term
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,7 @@ class Operations:
         metrics: Metrics | None = None,
         redactor: Redactor | None = None,
         policies: OrganizationPolicies | None = None,
+        glossaries: GlossaryStore | None = None,
     ) -> None:
         self.summarize = summarize
         self.translate = translate
@@ -69,6 +72,7 @@ class Operations:
         self.metrics = metrics
         self.redactor = redactor
         self.policies = policies
+        self.glossaries = glossaries
 
     async def run(
         self,
@@ -98,7 +102,17 @@ class Operations:
                 if redaction is not None:
                     body, on_partial = redaction.body, redaction.partial(on_partial)
                     record.redacted = redaction.count
-                answer = _Answer(operation, body, scope, record, on_partial, policy.custom_aspects)
+                terms = await self._terms(tenant, organization, operation)
+                answer = _Answer(
+                    operation,
+                    body,
+                    scope,
+                    record,
+                    on_partial,
+                    policy.custom_aspects,
+                    _applicable(terms, body.request.settings.glossaryId),
+                    terms.do_not_translate,
+                )
                 if idempotency_key is None:
                     results = await self._answer(answer)
                 else:
@@ -133,6 +147,22 @@ class Operations:
                 ErrorCode.PROCESSING_FAILED,
                 "The organization's policies could not be read, so nothing of this request was "
                 "sent to an engine. Retry the request.",
+            ) from exc
+
+    async def _terms(
+        self, tenant: str, organization: str, operation: Operation
+    ) -> OrganizationTerms:
+        """A translation's glossaries and do-not-translate terms; fails closed."""
+        if self.glossaries is None or operation != "translate":
+            return OrganizationTerms()
+        try:
+            return await self.glossaries.for_translation(tenant, organization)
+        except Exception as exc:
+            log.exception("reading the organization's glossaries failed")
+            raise ServiceError(
+                ErrorCode.PROCESSING_FAILED,
+                "The organization's glossaries could not be read, so nothing of this request "
+                "was sent to an engine. Retry the request.",
             ) from exc
 
     async def _once(self, answer: _Answer, key: str) -> Results:
@@ -201,6 +231,8 @@ class Operations:
                 {"scope": answer.scope, "version": self.version, "operation": operation}
                 | cache_content(body)
                 | {"custom": [dataclasses.astuple(c) for c in answer.custom]}
+                | {"terms": [dataclasses.astuple(g) for g in answer.glossaries]}
+                | {"keep": [dataclasses.astuple(t) for t in answer.keep]}
             )
             if caching
             else ""
@@ -219,7 +251,7 @@ class Operations:
                     )
                 ]
             else:
-                results = await self.translate(body)
+                results = await self.translate(body, answer.glossaries, answer.keep)
             fallback = any("fallback" in (i.engine or "") for items in results for i in items)
             if caching and not fallback:
                 # A fallback answer is what a busy moment gave, not what to keep giving.
@@ -247,6 +279,13 @@ class _Answer:
     record: RequestRecord
     on_partial: Callable[[str], None] | None
     custom: tuple[CustomAspect, ...]  # the organization's own summary aspects
+    glossaries: tuple[Glossary, ...] = ()  # translate: the ones that may apply
+    keep: tuple[Term, ...] = ()  # translate: the organization's do-not-translate terms
+
+
+def _applicable(terms: OrganizationTerms, glossary_id: str | None) -> tuple[Glossary, ...]:
+    """The glossaries a translation may use: the one asked for and the defaults."""
+    return tuple(g for g in terms.glossaries if g.default or g.glossary_id == glossary_id)
 
 
 def with_policy(body: MessageBody, policy: OrganizationPolicy, operation: Operation) -> MessageBody:

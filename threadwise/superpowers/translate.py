@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -49,7 +50,7 @@ from threadwise.text.markdown_segments import (
 )
 from threadwise.text.markdown_structure import inline_problems, structure_problems
 from threadwise.text.tagged import Parts, Tag, text_of
-from threadwise.text.terms import Glossary, Term, mask_terms
+from threadwise.text.terms import Glossary, MaskedTerms, Term, mask_terms
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ LARGE_WORK_CHARACTERS = 20_000
 LARGE = "large"
 # What the fast queue's estimates count as one unit of work (about 20 ms).
 COST_CHARACTERS = 1_000
+# Terms whose machine translation is remembered (each a few milliseconds to ask again).
+_TERM_TRANSLATIONS = 10_000
 # Why the model's refusal (OVERLOADED, by its reason) sent a group to the fast engine.
 _FALLBACK_REASONS = {"engine_down": "the model server is down"}
 
@@ -138,6 +141,8 @@ class Translator:
         self.llm = llm
         self.dictionaries = dictionaries
         self.segmenter = MarkdownSegmenter()
+        # (engine, source, target, term) → the engine's translation of the term alone.
+        self._term_translations: dict[tuple[str, str, str, str], str] = {}
 
     def plan(
         self,
@@ -245,23 +250,7 @@ class Translator:
         """Translate messages of one source language with ``engine`` (a routing-table name);
         each of ``terms`` becomes its given translation, whatever the engine (``text.terms``)."""
         if terms:
-            masked = [mask_terms(m.text, terms) for m in messages]
-            if any(m.targets for m in masked):
-                done = self.translate_group(
-                    engine,
-                    [self.segmenter.segment(m.text) if m.targets else s
-                     for m, s in zip(masked, messages, strict=True)],
-                    source,
-                    target,
-                    deadline,
-                )  # fmt: skip
-                return [
-                    # Kept as written (its structure would not survive): the original text.
-                    Translated(original.text, UNCHANGED)
-                    if t.engine == UNCHANGED
-                    else Translated(m.unmask(t.text), t.engine)
-                    for original, m, t in zip(messages, masked, done, strict=True)
-                ]
+            return self._with_terms(engine, messages, source, target, deadline, terms)
         translate = self._segment_translator(engine, source, target, deadline)
         name = self.engine_name(engine, source, target)
         segments = [s for m in messages for s in m.segments]
@@ -285,6 +274,87 @@ class Translator:
                     continue
             results.append(Translated(text, name))
         return results
+
+    def _with_terms(
+        self,
+        engine: str,
+        messages: Sequence[SegmentedMessage],
+        source: str,
+        target: LanguageTag,
+        deadline: Deadline | None,
+        terms: Sequence[Term],
+    ) -> list[Translated]:
+        """``translate_group`` with terms. A machine engine translates each message as it
+        is, and its own translation of each term (the term translated alone) is replaced by
+        the glossary's: the sentence reads as the engine writes it. Where that does not find
+        every term (another wording; or the model, which is not asked twice), the terms are
+        placeholders (``text.terms``), which every engine keeps, then their translations."""
+        masked = [mask_terms(m.text, terms) for m in messages]
+        termed = [i for i, m in enumerate(masked) if m.targets]
+        machine = not uses_llm(engine)
+        plain = list(range(len(messages))) if machine else [
+            i for i in range(len(messages)) if not masked[i].targets
+        ]  # fmt: skip
+        keys = {
+            (engine, source, target.tag, term.source.casefold()): term.source
+            for i in termed
+            for term, _ in masked[i].counts
+        }
+        unknown = [k for k in keys if machine and k not in self._term_translations]
+        # First each message as it is (and the terms not yet asked, alone), ...
+        batch = [
+            *(messages[i] for i in plain),
+            *(self.segmenter.segment(keys[k]) for k in unknown),
+        ]
+        done = iter(self.translate_group(engine, batch, source, target, deadline) if batch else [])
+        plain_done = {i: next(done) for i in plain}
+        for key in unknown:
+            if len(self._term_translations) >= _TERM_TRANSLATIONS:
+                self._term_translations.pop(next(iter(self._term_translations)))
+            self._term_translations[key] = next(done).text
+        results: dict[int, Translated] = {
+            i: t for i, t in plain_done.items() if not masked[i].targets
+        }
+        for i in termed:
+            if i in plain_done and plain_done[i].engine != UNCHANGED:
+                replaced = self._own_terms_replaced(
+                    plain_done[i].text, masked[i], engine, source, target
+                )
+                if replaced is not None:
+                    results[i] = Translated(replaced, plain_done[i].engine)
+        # ... then, with placeholders, those whose terms were not all found.
+        todo = [i for i in termed if i not in results]
+        segmented = [self.segmenter.segment(masked[i].text) for i in todo]
+        again = self.translate_group(engine, segmented, source, target, deadline) if todo else []
+        for i, result in zip(todo, again, strict=True):
+            # Kept as written (its structure would not survive): the original text.
+            results[i] = (
+                Translated(messages[i].text, UNCHANGED)
+                if result.engine == UNCHANGED
+                else Translated(masked[i].unmask(result.text), result.engine)
+            )
+        return [results[i] for i in range(len(messages))]
+
+    def _own_terms_replaced(
+        self, translated: str, masked: MaskedTerms, engine: str, source: str, target: LanguageTag
+    ) -> str | None:
+        """``translated`` with the engine's own translation of each term replaced by the
+        term's, or None when it does not hold each as often as the source holds the term."""
+        for term, count in masked.counts:
+            own = self._term_translations.get(
+                (engine, source, target.tag, term.source.casefold()), ""
+            ).strip()
+            found = list(re.finditer(rf"(?<!\w){re.escape(own)}(?!\w)", translated, re.I))
+            if not own or len(found) != count:
+                if _occurrences(term.target, translated) == count:
+                    continue  # the engine chose the glossary's word itself
+                return None
+            for match in reversed(found):
+                replacement = term.target
+                if match.group()[:1].isupper() and not term.target[:1].isupper():
+                    replacement = replacement[:1].upper() + replacement[1:]
+                translated = translated[: match.start()] + replacement + translated[match.end() :]
+        return translated
 
     def engine_name(self, engine: str, source: str, target: LanguageTag) -> str:
         if engine == LLM:
@@ -535,6 +605,10 @@ class TranslateSuperpower:
         lanes = (LARGE,) if characters > LARGE_WORK_CHARACTERS else ()
         cost = max(1.0, characters / COST_CHARACTERS)
         return await self.fast_queue.run(work, deadline, Priority.INTERACTIVE, cost, lanes)
+
+
+def _occurrences(phrase: str, text: str) -> int:
+    return len(re.findall(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE))
 
 
 def _noted(translated: Translated, note: str) -> Translated:

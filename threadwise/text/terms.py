@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -49,6 +50,7 @@ class MaskedTerms:
 
     text: str
     targets: dict[str, str] = field(default_factory=dict)  # placeholder → its translation
+    counts: tuple[tuple[Term, int], ...] = ()  # each term found, and how often
 
     def unmask(self, translated: str) -> str:
         """``translated`` with each placeholder replaced by its term's translation."""
@@ -67,6 +69,7 @@ def mask_terms(text: str, terms: Sequence[Term]) -> MaskedTerms:
     pattern = _pattern(tuple(terms))
     skipped = [m.span() for m in _CODE.finditer(text)] + list(protected_spans(text))
     by_term = {_key(t): t for t in terms}
+    counts: Counter[Term] = Counter()
     targets: dict[str, str] = {}
     numbers: dict[str, str] = {}
     parts: list[str] = []
@@ -75,6 +78,7 @@ def mask_terms(text: str, terms: Sequence[Term]) -> MaskedTerms:
         if any(s < match.end() and match.start() < e for s, e in skipped):
             continue
         term = by_term.get(match.group()) or by_term[match.group().casefold()]
+        counts[term] += 1
         target = term.target
         if match.group()[:1].isupper() and not term.source[:1].isupper():
             target = target[:1].upper() + target[1:]
@@ -86,7 +90,7 @@ def mask_terms(text: str, terms: Sequence[Term]) -> MaskedTerms:
         parts += [text[position : match.start()], placeholder]
         position = match.end()
     parts.append(text[position:])
-    return MaskedTerms("".join(parts), targets)
+    return MaskedTerms("".join(parts), targets, tuple(counts.items()))
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,0 +1,242 @@
+"""``/glossaries``: an organization's glossaries and do-not-translate terms, managed as DeepL's
+glossaries are. Every route needs a valid token for the organization it names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import anyio.to_thread
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from threadwise.api.deps import Caller, ServicesDep
+from threadwise.api.openapi import error_responses
+from threadwise.auth.gate import Principal
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode, ErrorEnvelope
+from threadwise.services import Services
+from threadwise.serving.glossaries import (
+    MAX_DO_NOT_TRANSLATE,
+    MAX_ENTRIES,
+    MAX_GLOSSARIES,
+    UnknownGlossaryError,
+)
+from threadwise.text.languages import TRANSLATION_LANGUAGES
+from threadwise.text.terms import Glossary, Term
+
+router = APIRouter(prefix="/glossaries", tags=["glossaries"])
+
+T = TypeVar("T")
+
+_ERRORS = {
+    **error_responses(401, 403),
+    422: {
+        "model": ErrorEnvelope,
+        "description": "`PAYLOAD_SCHEMA_MISMATCH`: the body or a parameter, with what to fix",
+    },
+}
+# error_responses leaves NOT_FOUND out: elsewhere it only means a path that does not exist.
+_ERRORS_OF_ONE = {
+    **_ERRORS,
+    404: {
+        "model": ErrorEnvelope,
+        "description": "`NOT_FOUND`: the organization has no such glossary",
+    },
+}
+_LANGUAGE = f"One of {', '.join(TRANSLATION_LANGUAGES)}; a region ('es-ES') is accepted."
+
+
+class _Body(BaseModel):
+    # A misspelt key ("caseSensitve") is refused, not silently ignored.
+    model_config = ConfigDict(extra="forbid")
+
+
+class GlossaryEntry(_Body):
+    source: str = Field(description="The term, on one line (at most 200 characters).")
+    target: str = Field(description="What it becomes in the target language.")
+    caseSensitive: bool = False
+
+
+class GlossaryRequest(_Body):
+    organizationId: str
+    name: str = Field(description="1 to 200 characters.")
+    sourceLanguage: str = Field(description=_LANGUAGE)
+    targetLanguage: str = Field(description=_LANGUAGE)
+    entries: list[GlossaryEntry] = Field(
+        description=f"1 to {MAX_ENTRIES}, no two with the same source."
+    )
+    default: bool = Field(
+        default=False,
+        description="Applied to the organization's translations of this language pair that "
+        "name no glossary; another default of the pair stops being one.",
+    )
+
+
+class GlossaryInfo(BaseModel):
+    glossaryId: str
+    organizationId: str
+    name: str
+    sourceLanguage: str
+    targetLanguage: str
+    default: bool
+    entryCount: int
+
+
+class GlossaryDetail(GlossaryInfo):
+    entries: list[GlossaryEntry]
+
+
+class Glossaries(BaseModel):
+    glossaries: list[GlossaryInfo] = Field(
+        description=f"By name; an organization has at most {MAX_GLOSSARIES}."
+    )
+
+
+class DoNotTranslateTerm(_Body):
+    term: str = Field(description="Kept as it is by translations (one line, ≤ 200 characters).")
+    caseSensitive: bool = False
+
+
+class DoNotTranslateRequest(_Body):
+    organizationId: str
+    terms: list[DoNotTranslateTerm] = Field(
+        description=f"Replace the organization's list: at most {MAX_DO_NOT_TRANSLATE} terms."
+    )
+
+
+class DoNotTranslateTerms(BaseModel):
+    terms: list[DoNotTranslateTerm]
+
+
+OrganizationId = Annotated[str, Query(alias="organizationId")]
+GlossaryId = Annotated[str, Path(alias="glossaryId")]
+
+
+@router.get("/do-not-translate", responses=_ERRORS)
+async def list_do_not_translate(
+    organization: OrganizationId, caller: Caller, services: ServicesDep
+) -> DoNotTranslateTerms:
+    """The organization's do-not-translate terms."""
+    tenant = _acting_for(caller, services, organization)
+    terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
+    return _terms(terms)
+
+
+@router.put("/do-not-translate", responses=_ERRORS)
+async def set_do_not_translate(
+    body: DoNotTranslateRequest, caller: Caller, services: ServicesDep
+) -> DoNotTranslateTerms:
+    """Replace the organization's do-not-translate terms (an empty list removes them all)."""
+    organization = body.organizationId
+    tenant = _acting_for(caller, services, organization)
+    wanted = [Term(term.term, term.term, term.caseSensitive) for term in body.terms]
+    await _stored(services.glossaries.set_do_not_translate, tenant, organization, wanted)
+    terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
+    return _terms(terms)
+
+
+@router.post("", status_code=201, responses=_ERRORS)
+async def create_glossary(
+    body: GlossaryRequest, caller: Caller, services: ServicesDep
+) -> GlossaryDetail:
+    """Create a glossary for one language pair."""
+    tenant = _acting_for(caller, services, body.organizationId)
+    glossary = await _stored(
+        services.glossaries.create, tenant, body.organizationId, *_fields(body)
+    )
+    return _detail(glossary)
+
+
+@router.get("", responses=_ERRORS)
+async def list_glossaries(
+    organization: OrganizationId, caller: Caller, services: ServicesDep
+) -> Glossaries:
+    """The organization's glossaries, without their entries."""
+    tenant = _acting_for(caller, services, organization)
+    found = await _stored(services.glossaries.list, tenant, organization)
+    return Glossaries(glossaries=[_info(glossary) for glossary in found])
+
+
+@router.get("/{glossaryId}", responses=_ERRORS_OF_ONE)
+async def get_glossary(
+    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, services: ServicesDep
+) -> GlossaryDetail:
+    """A glossary, with its entries."""
+    tenant = _acting_for(caller, services, organization)
+    glossary = await _stored(services.glossaries.get, tenant, organization, glossary_id)
+    return _detail(glossary)
+
+
+@router.put("/{glossaryId}", responses=_ERRORS_OF_ONE)
+async def replace_glossary(
+    glossary_id: GlossaryId, body: GlossaryRequest, caller: Caller, services: ServicesDep
+) -> GlossaryDetail:
+    """Replace a glossary's name, languages, entries and default; its id stays."""
+    tenant = _acting_for(caller, services, body.organizationId)
+    glossary = await _stored(
+        services.glossaries.replace, tenant, body.organizationId, glossary_id, *_fields(body)
+    )
+    return _detail(glossary)
+
+
+@router.delete("/{glossaryId}", status_code=204, response_class=Response, responses=_ERRORS_OF_ONE)
+async def delete_glossary(
+    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, services: ServicesDep
+) -> Response:
+    """Delete a glossary and its entries."""
+    tenant = _acting_for(caller, services, organization)
+    await _stored(services.glossaries.delete, tenant, organization, glossary_id)
+    return Response(status_code=204)
+
+
+def _acting_for(caller: Principal, services: Services, organization: str) -> str:
+    """The caller's tenant, once it may act for ``organization`` (403 otherwise)."""
+    services.auth.gate.authorize(caller, organization)
+    return caller.claims.tenant
+
+
+async def _stored(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` of the store, off the event loop; its refusals as the API's errors."""
+    try:
+        return await anyio.to_thread.run_sync(function, *args)
+    except UnknownGlossaryError as exc:
+        raise ServiceError(
+            ErrorCode.NOT_FOUND,
+            f"{exc} GET /glossaries?organizationId=… lists the organization's glossaries.",
+        ) from None
+    except ValueError as exc:
+        raise ServiceError(ErrorCode.PAYLOAD_SCHEMA_MISMATCH, str(exc)) from None
+
+
+def _fields(body: GlossaryRequest) -> tuple[str, str, str, list[Term], bool]:
+    """The store's arguments after the organization (and the id, for a replace)."""
+    entries = [Term(e.source, e.target, e.caseSensitive) for e in body.entries]
+    return body.name, body.sourceLanguage, body.targetLanguage, entries, body.default
+
+
+def _info(glossary: Glossary) -> GlossaryInfo:
+    return GlossaryInfo(
+        glossaryId=glossary.glossary_id,
+        organizationId=glossary.organization,
+        name=glossary.name,
+        sourceLanguage=glossary.source_language,
+        targetLanguage=glossary.target_language,
+        default=glossary.default,
+        entryCount=len(glossary.entries),
+    )
+
+
+def _detail(glossary: Glossary) -> GlossaryDetail:
+    entries = [
+        GlossaryEntry(source=e.source, target=e.target, caseSensitive=e.case_sensitive)
+        for e in glossary.entries
+    ]
+    return GlossaryDetail(**_info(glossary).model_dump(), entries=entries)
+
+
+def _terms(terms: list[Term]) -> DoNotTranslateTerms:
+    return DoNotTranslateTerms(
+        terms=[DoNotTranslateTerm(term=t.source, caseSensitive=t.case_sensitive) for t in terms]
+    )
