@@ -259,10 +259,11 @@ class SocketTransport:
         except ConnectionClosed:
             pass
         # Requests sent on this socket and not answered: lost with it.
+        why = f"the socket closed before the answer ({socket_.close_code} {socket_.close_reason})"
         for correlation, owner in list(self.sent_on.items()):
             waiting = self.pending[correlation]
             if owner is socket_ and not waiting.done():
-                waiting.set_exception(ConnectionError("the socket closed before the answer"))
+                waiting.set_exception(ConnectionError(why))
 
     async def send(
         self, kind: str, operation: str, body: dict[str, Any], key: str | None = None
