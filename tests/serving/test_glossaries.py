@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from tests.serving.conftest import Clock
 from threadwise.db.database import Database
 from threadwise.db.tables import DoNotTranslateTerm, GlossaryEntry, Tenant
 from threadwise.serving import glossaries
@@ -21,31 +22,9 @@ from threadwise.text.terms import Glossary, Term
 ENTRIES = (Term("ticket", "incidencia"), Term("Optave", "Optave", case_sensitive=True))
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
 @pytest.fixture
 def store(database: Database, clock: Clock) -> GlossaryStore:
     return GlossaryStore(database, cache_seconds=5, clock=clock)
-
-
-@pytest.fixture
-def tenant(database: Database) -> str:
-    """A new tenant, as its first client would leave it."""
-    name = f"t{uuid.uuid4().hex[:10]}"
-    with database.session() as session, session.begin():
-        session.add(Tenant(name=name, created_at=datetime.now(UTC)))
-    return name
 
 
 def create(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import delete
 
+from tests.serving.conftest import Clock
 from threadwise.db.database import Database
 from threadwise.db.tables import Tenant
 from threadwise.protocol import BUILT_IN_ASPECTS
@@ -29,31 +29,9 @@ RISK = CustomAspect(
 )
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
 @pytest.fixture
 def policies(database: Database, clock: Clock) -> OrganizationPolicies:
     return OrganizationPolicies(database, cache_seconds=30, clock=clock)
-
-
-@pytest.fixture
-def tenant(database: Database) -> str:
-    """A new tenant, as its first client would leave it."""
-    name = f"t{uuid.uuid4().hex[:10]}"
-    with database.session() as session, session.begin():
-        session.add(Tenant(name=name, created_at=datetime.now(UTC)))
-    return name
 
 
 def test_an_organization_with_nothing_stored_has_the_empty_policy(

@@ -12,10 +12,10 @@ import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio.to_thread
 
@@ -36,6 +36,7 @@ from threadwise.superpowers.translate import TranslateSuperpower
 from threadwise.text.terms import Glossary, Term
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Operation = Literal["summarize", "translate"]
 Results = list[list[ResponseItem]]
@@ -139,15 +140,7 @@ class Operations:
         """The organization's policies; fails closed (one may be to redact)."""
         if self.policies is None:
             return OrganizationPolicy()
-        try:
-            return await self.policies.get(tenant, organization)
-        except Exception as exc:
-            log.exception("reading the organization's policies failed")
-            raise ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                "The organization's policies could not be read, so nothing of this request was "
-                "sent to an engine. Retry the request.",
-            ) from exc
+        return await _read_or_refuse("policies", self.policies.get(tenant, organization))
 
     async def _terms(
         self, tenant: str, organization: str, operation: Operation
@@ -155,15 +148,8 @@ class Operations:
         """A translation's glossaries and do-not-translate terms; fails closed."""
         if self.glossaries is None or operation != "translate":
             return OrganizationTerms()
-        try:
-            return await self.glossaries.for_translation(tenant, organization)
-        except Exception as exc:
-            log.exception("reading the organization's glossaries failed")
-            raise ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                "The organization's glossaries could not be read, so nothing of this request "
-                "was sent to an engine. Retry the request.",
-            ) from exc
+        reading = self.glossaries.for_translation(tenant, organization)
+        return await _read_or_refuse("glossaries", reading)
 
     async def _once(self, answer: _Answer, key: str) -> Results:
         operation, body, record = answer.operation, answer.body, answer.record
@@ -267,6 +253,20 @@ class Operations:
     def _count(self, cache: str, outcome: str) -> None:
         if self.metrics is not None:
             self.metrics.cache.labels(cache, outcome).inc()
+
+
+async def _read_or_refuse(what: str, reading: Awaitable[T]) -> T:
+    """What ``reading`` reads of the organization; if it cannot, the request is refused
+    before any engine sees it (what it reads may be to redact, or terms to keep)."""
+    try:
+        return await reading
+    except Exception as exc:
+        log.exception("reading the organization's %s failed", what)
+        raise ServiceError(
+            ErrorCode.PROCESSING_FAILED,
+            f"The organization's {what} could not be read, so nothing of this request was "
+            "sent to an engine. Retry the request.",
+        ) from exc
 
 
 @dataclass(frozen=True)
