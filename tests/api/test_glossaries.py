@@ -3,7 +3,9 @@ do-not-translate terms, and only theirs."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -215,3 +217,17 @@ def test_the_openapi_document_describes_the_routes(http: TestClient) -> None:
         }
         assert "NOT_FOUND" in responses["404"]["description"]
     assert "204" in paths["/glossaries/{glossaryId}"]["delete"]["responses"]
+
+
+def test_the_example_bodies_are_valid(http: TestClient) -> None:
+    """examples/glossary-create.json (the request example /docs shows) is accepted, and
+    examples/translate-glossary-request.json names the setting the translate body reads."""
+    root = Path(__file__).parents[2] / "examples"
+    example = json.loads((root / "glossary-create.json").read_text())
+    example["organizationId"] = "org-1"
+    created = http.post("/glossaries", json=example)
+    assert created.status_code == 201, created.text
+    schema = http.get("/openapi.json").json()["components"]["schemas"]["GlossaryRequest"]
+    assert schema["examples"][0]["entries"] == example["entries"]
+    translate = json.loads((root / "translate-glossary-request.json").read_text())
+    assert "glossaryId" in translate["request"]["settings"]

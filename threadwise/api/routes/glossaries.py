@@ -3,6 +3,8 @@ glossaries are. Every route needs a valid token for the organization it names.""
 
 from __future__ import annotations
 
+import json
+import pathlib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -27,6 +29,8 @@ from threadwise.text.languages import TRANSLATION_LANGUAGES
 from threadwise.text.terms import Glossary, Term
 
 router = APIRouter(prefix="/glossaries", tags=["glossaries"])
+# Shown in /docs as the request body's example (a source checkout has it).
+_EXAMPLE = pathlib.Path(__file__).resolve().parents[3] / "examples" / "glossary-create.json"
 
 T = TypeVar("T")
 
@@ -60,6 +64,14 @@ class GlossaryEntry(_Body):
 
 
 class GlossaryRequest(_Body):
+    """A glossary as created or replaced (``examples/glossary-create.json``)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [json.loads(_EXAMPLE.read_text())]}
+        if _EXAMPLE.is_file()
+        else None
+    )
+
     organizationId: str
     name: str = Field(description="1 to 200 characters.")
     sourceLanguage: str = Field(description=_LANGUAGE)
