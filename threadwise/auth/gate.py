@@ -96,16 +96,20 @@ class Gatekeeper:
         return Principal(claims, limits)
 
     @staticmethod
-    def authorize(principal: Principal, organization_id: str) -> None:
-        """Let the caller act for ``organization_id``, or refuse: ``FORBIDDEN_ORGANIZATION``.
-        Until this passes, the organization id is only what the request claims (not a label
-        for metrics, say)."""
+    def authorize(
+        principal: Principal,
+        organization_id: str,
+        field: str = "request.context.organizationId",
+    ) -> None:
+        """Let the caller act for ``organization_id`` (read from ``field``), or refuse:
+        ``FORBIDDEN_ORGANIZATION``. Until this passes, the organization id is only what the
+        request claims (not a label for metrics, say)."""
         organizations = principal.claims.organizations
         if organization_id not in organizations:
             allowed = ", ".join(repr(org) for org in sorted(organizations)[:5])
             raise ServiceError(
                 ErrorCode.FORBIDDEN_ORGANIZATION,
-                f"request.context.organizationId {organization_id[:256]!r} is not an "
+                f"{field} {organization_id[:256]!r} is not an "
                 f"organization this client may act for ({allowed}"
                 f"{', …' if len(organizations) > 5 else ''}). Use a client "
                 "registered for that organization.",

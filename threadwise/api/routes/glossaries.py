@@ -205,7 +205,7 @@ async def delete_glossary(
 
 def _acting_for(caller: Principal, services: Services, organization: str) -> str:
     """The caller's tenant, once it may act for ``organization`` (403 otherwise)."""
-    services.auth.gate.authorize(caller, organization)
+    services.auth.gate.authorize(caller, organization, "organizationId")
     return caller.claims.tenant
 
 
