@@ -5,7 +5,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -231,6 +231,15 @@ def isolated_logging() -> Iterator[None]:
 def support_chat() -> dict[str, Any]:
     body: dict[str, Any] = json.loads((DATA / "support_chat.json").read_text())
     return body
+
+
+def eventually(condition: Callable[[], bool], seconds: float, failure: str) -> None:
+    """Wait until ``condition`` holds (another process or thread makes it so), checking
+    every 50 ms; fail with ``failure`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
 
 
 def minimal_body(**request: Any) -> dict[str, Any]:

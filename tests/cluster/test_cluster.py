@@ -11,7 +11,6 @@ import random
 import re
 import signal
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +33,7 @@ from bench.load import (
 from scripts.cluster import Cluster, Replica
 from tests.api.sdk_frames import example_params, sdk_frame
 from tests.cluster.conftest import METRICS_TOKEN
+from tests.conftest import eventually
 from tests.test_node_clients import run as run_node
 
 SHORT_CHATS = [
@@ -62,10 +62,11 @@ def _metric(replica: Replica, series: str) -> float:
 
 
 def _wait_until(replica: Replica, series: str, above: float, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while _metric(replica, series) <= above:
-        assert time.monotonic() < deadline, f"{series} of {replica.name} stayed at {above}"
-        time.sleep(0.05)
+    eventually(
+        lambda: _metric(replica, series) > above,
+        seconds,
+        f"{series} of {replica.name} stayed at {above}",
+    )
 
 
 def test_the_official_clients_frames_through_the_balancer(cluster: Cluster) -> None:

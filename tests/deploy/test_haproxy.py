@@ -24,6 +24,7 @@ from websockets.sync.client import connect
 from websockets.sync.server import ServerConnection, serve
 
 from scripts.model_server import free_port
+from tests.conftest import eventually
 from tests.deploy.conftest import DEPLOY, haproxy_binary
 from tests.json_handler import JsonHandler
 from threadwise import INTERFACE_VERSION
@@ -240,10 +241,7 @@ def test_query_strings_stay_out_of_the_log(balancer: Balancer, tmp_path: Path) -
     )
     assert answer.status_code == 200
     log = tmp_path / "haproxy.log"
-    deadline = time.monotonic() + 5
-    while "/auth/oauth2/token" not in log.read_text():
-        assert time.monotonic() < deadline, "HAProxy did not log the request"
-        time.sleep(0.05)
+    eventually(lambda: "/auth/oauth2/token" in log.read_text(), 5, "HAProxy did not log it")
     text = log.read_text()
     assert '"POST /auth/oauth2/token HTTP/1.1"' in text
     assert secret not in text and "grant_type" not in text
@@ -266,10 +264,8 @@ def test_a_saturated_replica_stays_in_and_a_draining_one_goes(balancer: Balancer
     # Saturated: /readyz is 503 for autoscalers, but the replica still serves what it can.
     checked = a.checks
     a.readiness = (503, "saturated")
-    deadline = time.monotonic() + 15
-    while a.checks < checked + 3:  # two failed checks would have taken it out
-        assert time.monotonic() < deadline, "HAProxy stopped checking the replica"
-        time.sleep(0.05)
+    # Two failed checks would have taken it out.
+    eventually(lambda: a.checks >= checked + 3, 15, "HAProxy stopped checking the replica")
     assert _serving(balancer, {"a", "b"}, seconds=0) == {"a", "b"}
     for state in ("draining", "unavailable"):
         a.readiness = (503, state)

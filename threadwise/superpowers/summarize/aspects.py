@@ -168,6 +168,9 @@ class AspectWriter:
         self.identifier = identifier
         self.custom = {c.name: c for c in custom}
         self.checks = checks
+        # Checked lines by (text, ids, fragments): the narrative and the recap are made of
+        # the issue's, resolution's and steps' lines, checked once.
+        self._checked_lines: dict[tuple[str, bool, bool], list[CheckedSentence]] = {}
 
     def write(self, run: Run, aspects: Sequence[str]) -> list[AspectText]:
         """Each of ``aspects`` once, in order. Uses the engine: call it from its queue."""
@@ -272,12 +275,15 @@ class AspectWriter:
             return []
         if not self.checks:
             return [CheckedSentence(job.cast.write_back(s), (), s) for s in split_sentences(text)]
-        checked = check_draft(
-            text, job.transcript, job.cast, "paragraph", restore_ids=ids, fragments=fragments
-        )
-        if checked.dropped:
-            run.summary.steps.append(f"dropped {len(checked.dropped)} aspect sentences")
-        return checked.sentences
+        key = (text, ids, fragments)
+        if key not in self._checked_lines:
+            checked = check_draft(
+                text, job.transcript, job.cast, "paragraph", restore_ids=ids, fragments=fragments
+            )
+            if checked.dropped:
+                run.summary.steps.append(f"dropped {len(checked.dropped)} aspect sentences")
+            self._checked_lines[key] = checked.sentences
+        return self._checked_lines[key]
 
     def _next_steps(self, run: Run, line: str) -> AspectText:
         job = run.job
