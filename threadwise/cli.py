@@ -32,6 +32,7 @@ from threadwise.logs import log_config
 from threadwise.payload import decode_json, parse_message_body
 from threadwise.serving.glossaries import GlossaryStore, UnknownGlossaryError
 from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
+from threadwise.serving.usage import Counts, UsageStore, report_days, utc_day
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.text.terms import Glossary, Term
 
@@ -329,7 +330,9 @@ def _organizations_list(args: argparse.Namespace, settings: Settings) -> int:
     if not found:
         print("no organization has policies; `threadwise organizations set ORG` sets its defaults")
         return 0
-    rows = [["TENANT", "ORGANIZATION", "SUMMARY ASPECTS", "REDACT", "CUSTOM ASPECTS"]]
+    rows = [
+        ["TENANT", "ORGANIZATION", "SUMMARY ASPECTS", "REDACT", "MONTHLY CHARS", "CUSTOM ASPECTS"]
+    ]
     for tenant, organization, policy in found:
         rows.append(
             [
@@ -337,6 +340,7 @@ def _organizations_list(args: argparse.Namespace, settings: Settings) -> int:
                 organization,
                 ",".join(policy.summary_aspects) or "-",
                 policy.redact_personal_data or "-",
+                str(policy.monthly_characters or "-"),
                 ",".join(aspect.name for aspect in policy.custom_aspects) or "-",
             ]
         )
@@ -350,8 +354,10 @@ def _organizations_set(args: argparse.Namespace, settings: Settings) -> int:
         changes["summary_aspects"] = [name for name in args.aspects.split(",") if name.strip()]
     if args.redact is not None:
         changes["redact_personal_data"] = args.redact
+    if args.monthly_characters is not None:
+        changes["monthly_characters"] = args.monthly_characters
     if not changes:
-        _progress("nothing to set: give --aspects, --redact or both")
+        _progress("nothing to set: give --aspects, --redact, --monthly-characters or several")
         return 2
     with _organization_policies(settings) as policies:
         try:
@@ -434,6 +440,8 @@ def _print_policy(
     print(f"organization {organization.strip()} (tenant {tenant_name(tenant)})")
     print(f"  summary aspects       {', '.join(policy.summary_aspects) or 'no default'}")
     print(f"  redact personal data  {policy.redact_personal_data or 'no default'}")
+    quota = policy.monthly_characters
+    print(f"  monthly characters    {f'{quota} (UTC month)' if quota else 'no quota'}")
     if policy.custom_aspects:
         print("custom aspects:")
         _print_aspects(policy.custom_aspects)
@@ -455,6 +463,7 @@ def _policy_json(tenant: str, organization: str, policy: OrganizationPolicy) -> 
         "organization_id": organization.strip(),
         "summary_aspects": list(policy.summary_aspects),
         "redact_personal_data": policy.redact_personal_data,
+        "monthly_characters": policy.monthly_characters,
         "custom_aspects": [_aspect_json(aspect) for aspect in policy.custom_aspects],
     }
 
@@ -466,6 +475,60 @@ def _aspect_json(aspect: CustomAspect) -> dict[str, str]:
         "example_conversation": aspect.example_conversation,
         "example_answer": aspect.example_answer,
     }
+
+
+# --- organizations' usage ----------------------------------------------------------------------
+
+
+def _usage(args: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.api.routes.usage import usage_document, usage_quota
+
+    with _database(settings) as database:
+        store = UsageStore(database)
+        try:
+            tenant, organization = tenant_name(args.tenant), args.organization.strip()
+            policy = OrganizationPolicies(database).policy(tenant, organization)
+            first, last = report_days(args.first, args.last, utc_day(store.now()))
+            report = store.read(tenant, organization, first, last)
+            quota = usage_quota(store, tenant, organization, policy)
+        except ValueError as exc:  # the tenant, the organization id or the days
+            _progress(str(exc))
+            return 2
+    usage = usage_document(organization, report, quota)
+    if args.json:
+        print(json.dumps(usage.model_dump(mode="json", by_alias=True), indent=2))
+        return 0
+    print(f"usage of organization {organization} (tenant {tenant}), {first} to {last} (UTC days)")
+    heading = ["REQUESTS", "CHARACTERS", "PROMPT TOKENS", "COMPLETION TOKENS"]
+    rows = [["DATE", "OPERATION", *heading]]
+    for day in report.days:
+        rows.append([str(day.day), day.operation, *_counts(day.counts)])
+    for operation in ("summarize", "translate"):
+        rows.append(["total", operation, *_counts(report.of(operation))])
+    rows.append(["total", "all", *_counts(report.total)])
+    _print_table(rows)
+    if quota is None:
+        print(
+            "no monthly quota; `threadwise organizations set ORG --monthly-characters N` sets one"
+        )
+    else:
+        print(
+            f"monthly quota: {quota.usedThisMonth} of {quota.monthlyCharacters} characters used "
+            f"this month; it starts again on {quota.resetsOn}"
+        )
+    return 0
+
+
+def _counts(counts: Counts) -> list[str]:
+    return [
+        str(value)
+        for value in (
+            counts.requests,
+            counts.characters,
+            counts.prompt_tokens,
+            counts.completion_tokens,
+        )
+    ]
 
 
 # --- organizations' glossaries and do-not-translate terms ------------------------------------
@@ -725,6 +788,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_client_commands(commands)
     _add_organization_commands(commands)
     _add_glossary_commands(commands)
+
+    usage = commands.add_parser(
+        "usage", help="an organization's requests, characters and model tokens per UTC day"
+    )
+    _organization_and_tenant(usage)
+    usage.add_argument(
+        "--from", dest="first", metavar="YYYY-MM-DD", help="default: the first of this month"
+    )
+    usage.add_argument("--to", dest="last", metavar="YYYY-MM-DD", help="default: today")
+    usage.add_argument("--json", action="store_true", help="print what GET /usage answers")
+    usage.set_defaults(run=_usage)
     keys = commands.add_parser("keys", help="the locally generated token-signing key")
     key_commands = keys.add_subparsers(dest="keys_command", required=True)
     rotate_key = key_commands.add_parser("rotate", help="sign new tokens with a new key")
@@ -803,6 +877,14 @@ def _add_organization_commands(commands: Any) -> None:
         choices=["restore", "mask", "off"],
         help="default redactPersonalData; 'off' clears it",
     )
+    set_defaults.add_argument(
+        "--monthly-characters",
+        type=_quota,
+        metavar="N",
+        help="the message characters its requests may use per UTC month (a translation's "
+        "once per target language); beyond it they are refused with 429 QUOTA_EXCEEDED. "
+        "0 or 'none' clears it",
+    )
     set_defaults.add_argument("--json", action="store_true", help="print a JSON object")
     set_defaults.set_defaults(run=_organizations_set)
 
@@ -834,6 +916,20 @@ def _add_organization_commands(commands: Any) -> None:
     _organization_and_tenant(listing)
     listing.add_argument("--json", action="store_true", help="print a JSON array")
     listing.set_defaults(run=_aspects_list)
+
+
+def _quota(value: str) -> int:
+    if value.strip().lower() == "none":
+        return 0
+    try:
+        quota = int(value)
+    except ValueError:
+        quota = -1
+    if quota < 0:
+        raise argparse.ArgumentTypeError(
+            f"a number of characters (0 or 'none': no quota), got {value!r}"
+        )
+    return quota
 
 
 def _organization_and_tenant(command: argparse.ArgumentParser) -> None:

@@ -93,6 +93,7 @@ BUILT_IN_ASPECTS: tuple[str, ...] = (
 )
 MAX_ASPECTS = 20
 TranslationMode = Literal["quality", "fast"]
+Formality = Literal["default", "formal", "informal"]
 
 
 class _Model(BaseModel):
@@ -180,6 +181,15 @@ class RequestSettings(_Model):
     # Extension for translate: the organization's glossary to apply (README, "Glossaries");
     # without it, its default glossary for each language pair, if it has one.
     glossaryId: OptionalId = None
+    # Extension for translate: the register a translation addresses its reader in, where the
+    # target language has two (README, "Formality").
+    formality: Setting[Formality] = Field(
+        default=None,
+        description="translate: 'formal' or 'informal' address (usted/tú, vous/tu, Sie/du, "
+        "o senhor/tu) for targets es, fr, de and pt; 'default' (or absent) leaves it to the "
+        "engine. Only the model can be told: the quality tier uses it for such a request, "
+        "and a fast-tier engine's result says '(formality not applied)'.",
+    )
     # Extension: personal data replaced by placeholders before any engine, cache or log sees
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
     # placeholders (README, "Personal data").
@@ -420,6 +430,7 @@ class ErrorCode(StrEnum):
     FORBIDDEN_ORGANIZATION = "FORBIDDEN_ORGANIZATION"
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
     RATE_LIMITED = "RATE_LIMITED"
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
     OVERLOADED = "OVERLOADED"
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
     REQUEST_CANCELLED = "REQUEST_CANCELLED"
@@ -451,6 +462,8 @@ _HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.FORBIDDEN_ORGANIZATION: 403,
     ErrorCode.IDEMPOTENCY_KEY_REUSED: 422,
     ErrorCode.RATE_LIMITED: 429,
+    # Not retryable: the organization's monthly characters are used up until the month ends.
+    ErrorCode.QUOTA_EXCEEDED: 429,
     ErrorCode.OVERLOADED: 503,
     ErrorCode.REQUEST_TIMEOUT: 504,
     # Only ever a WebSocket frame; 499 is what proxies log for a client that gave up.

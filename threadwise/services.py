@@ -47,8 +47,10 @@ from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
 from threadwise.serving.policies import OrganizationPolicies
 from threadwise.serving.redaction import Redactor
+from threadwise.serving.usage import UsageStore
 from threadwise.superpowers import prompts
 from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.superpowers.registers import Registers
 from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
 from threadwise.superpowers.summarize import (
     QueuedSummarizer,
@@ -57,7 +59,9 @@ from threadwise.superpowers.summarize import (
     SummaryOptions,
 )
 from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
+from threadwise.text.formality import RegisterCheck
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
+from threadwise.text.readdressing import Readdresser
 
 log = logging.getLogger("threadwise")
 
@@ -184,13 +188,18 @@ class Services:
     results: Cache
     threads: Cache
     operations: Operations
-    # Organizations' glossaries and do-not-translate terms, in the auth database.
+    # Organizations' policies (their quotas among them), glossaries and do-not-translate
+    # terms, and their usage, in the auth database.
+    policies: OrganizationPolicies
     glossaries: GlossaryStore
+    usage: UsageStore
     _loading: list[Future[None]] = field(default_factory=list, repr=False)
 
     def start(self) -> None:
         """Load each model on its engine's own queue; requests queue behind the load. The
-        translation engines load (and their pipelines start) meanwhile on theirs."""
+        translation engines load (and their pipelines start) meanwhile on theirs. Usage is
+        written to the database from now on."""
+        self.usage.start()
         if not self._loading:
             for model in self.models.values():
                 self._loading.append(model.queue.submit(functools.partial(self._load, model)))
@@ -257,6 +266,7 @@ class Services:
             model.queue.shutdown()
             model.close()
         self.fast_queue.shutdown()
+        self.usage.close()  # after the drain: what the last requests used is written too
         self.auth.close()
         self.idempotency.close()
         self.results.close()
@@ -275,18 +285,23 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     options = SummaryOptions(notes=settings.summary_notes)
     languages = tuple(TRANSLATION_LANGUAGES)
     engines = _engines(settings, metrics, cores, progress)
+    apertium = ApertiumEngine(languages)
+    # A translation asked in a register is checked, and rewritten, with the dictionaries.
+    registers = Registers(
+        RegisterCheck(apertium.analyze, apertium.analyzed_languages()),
+        Readdresser(apertium.analyze, apertium.generate, apertium.generated_languages()),
+    )
     models = engines.map(
         lambda built: LanguageModel(
             built.engine,
             built.queue,
             Summarizer(built.engine, identifier, options),
-            LlmTranslator(built.engine, languages, identifier),
+            LlmTranslator(built.engine, languages, identifier, registers=registers),
             built.read_ahead,
             built.close,
         )
     )
     default = models.default
-    apertium = ApertiumEngine(languages)
     machine_translators: dict[str, MachineTranslator] = {
         "apertium": apertium,
         "bergamot": BergamotEngine(),
@@ -374,7 +389,10 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
             ],
         }
     )
+    # Read as often as clients are: a change reaches every replica as soon.
+    policies = OrganizationPolicies(auth.database, settings.client_cache_seconds)
     glossaries = GlossaryStore(auth.database, settings.client_cache_seconds)
+    usage = UsageStore(auth.database, settings.client_cache_seconds)
     operations = Operations(
         summarize=summarize,
         translate=translate,
@@ -386,9 +404,9 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         metrics=metrics,
         # People's names come from the Apertium analyzers' dictionaries.
         redactor=Redactor(apertium),
-        # Read as often as clients are: a change reaches every replica as soon.
-        policies=OrganizationPolicies(auth.database, settings.client_cache_seconds),
+        policies=policies,
         glossaries=glossaries,
+        usage=usage,
     )
     return Services(
         settings=settings,
@@ -414,7 +432,9 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         results=results,
         threads=threads,
         operations=operations,
+        policies=policies,
         glossaries=glossaries,
+        usage=usage,
     )
 
 

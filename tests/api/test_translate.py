@@ -130,6 +130,22 @@ def test_bad_translation_mode_names_the_field(client: TestClient) -> None:
     assert "request.settings.translationMode" in response.json()["error"]["message"]
 
 
+def test_bad_formality_names_the_field_and_the_choices(client: TestClient) -> None:
+    data = translate_body(["Hello"], formality="polite")
+    response = client.post("/message/translate", json=data)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert "request.settings.formality" in error["message"] and "'informal'" in error["message"]
+
+
+def test_formality_in_the_fast_tier_over_rest(client: TestClient) -> None:
+    data = translate_body(
+        ["Can you check your invoice?"], translationMode="fast", formality="informal"
+    )
+    [[item]] = translate(client, data)
+    assert item["engine"] == "bergamot:en-pt-tiny (formality not applied)"
+
+
 def test_languages_lists_both_tiers_with_figures(client: TestClient) -> None:
     listing = client.get("/languages").json()
     directions = {(d["source"], d["target"]): d for d in listing["translation"]}

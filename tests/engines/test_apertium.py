@@ -183,3 +183,15 @@ def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumE
     assert apertium.known_words("Merci !", "en") == (0, 1)
     # Reserved characters are no words, and never reach the analyzer.
     assert apertium.known_words("^$ @", "en") == (0, 0)
+
+
+def test_generates_words_from_lexical_forms(apertium: ApertiumEngine) -> None:
+    assert apertium.generate(
+        ["envoyer<vblex><imp><p2><sg>", "pouvoir<vbmod><cni><p2><sg>", "nothing<vblex><inf>"],
+        "fr",
+    ) == ["envoie", "pourrais", None]
+    # Every Spanish dictionary is asked: "reiniciar" is not in eng-spa's.
+    assert apertium.generate(["reiniciar<vblex><imp><p2><sg>"], "es") == ["reinicia"]
+    assert apertium.generate(["poder<vbmod><pri><p2><sg>"], "pt", "BR") == ["podes"]
+    assert apertium.generate([], "es") == []
+    assert {"es", "fr", "pt"} <= apertium.generated_languages()

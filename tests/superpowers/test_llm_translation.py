@@ -8,11 +8,15 @@ import pytest
 
 from tests.conftest import DATA
 from tests.scripted_engine import ScriptedEngine
+from threadwise.engines.apertium import ApertiumEngine
 from threadwise.services import Services
 from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.superpowers.registers import Registers
+from threadwise.text.formality import RegisterCheck
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.markdown_structure import structure_problems
+from threadwise.text.readdressing import Readdresser
 from threadwise.text.tagged import Tag, to_tagged
 
 CORPUS: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
@@ -82,6 +86,45 @@ def test_post_edit_shows_the_draft() -> None:
     assert result == ("Claro",)
     asked = engine.chats[0][-1]["content"]
     assert "1. Sure" in asked and "1. Seguro" in asked
+
+
+def test_the_register_is_asked_for_and_a_line_in_the_other_one_rewritten() -> None:
+    apertium = ApertiumEngine(["en", "es", "fr"])  # French's dictionaries are fr-es's
+    registers = Registers(
+        RegisterCheck(apertium.analyze, apertium.analyzed_languages()),
+        Readdresser(apertium.analyze, apertium.generate, apertium.generated_languages()),
+    )
+    engine = ScriptedEngine([" Pouvez-vous vérifier votre facture ?"])
+    translator = LlmTranslator(engine, ["en", "fr"], registers=registers)
+    [result] = translator.translate(
+        [("Can you check your invoice?",)], "en", "fr", None, None, "informal"
+    )
+    assert result == ("Peux-tu vérifier ta facture ?",)
+    assert "as tu" in engine.chats[0][-1]["content"]
+    assert len(engine.chats) == 1  # rewritten, not asked again
+    apertium.close()
+
+
+def test_a_line_in_the_other_register_that_cannot_be_rewritten_is_asked_again() -> None:
+    engine = ScriptedEngine(
+        [" Können Sie Ihre Rechnung prüfen?", " Kannst du deine Rechnung prüfen?"]
+    )
+    translator = LlmTranslator(engine, ["en", "de"], registers=Registers(RegisterCheck()))
+    [result] = translator.translate(
+        [("Can you check your invoice?",)], "en", "de", None, None, "informal"
+    )
+    assert result == ("Kannst du deine Rechnung prüfen?",)
+    first, again = (chat[-1]["content"] for chat in engine.chats)
+    assert "as du" in first and not first.endswith(")")
+    assert again.endswith("never use Sie, Ihnen or Ihr.)")  # the rule once more, last
+
+
+def test_without_formality_nothing_is_said_or_checked() -> None:
+    engine = ScriptedEngine([" Können Sie Ihre Rechnung prüfen?"])
+    translator = LlmTranslator(engine, ["en", "de"], registers=Registers(RegisterCheck()))
+    [result] = translator.translate([("Can you check your invoice?",)], "en", "de")
+    assert result == ("Können Sie Ihre Rechnung prüfen?",)
+    assert "Address the reader" not in engine.chats[0][-1]["content"]
 
 
 @pytest.mark.model

@@ -78,3 +78,16 @@ def test_the_fast_tier_never_runs_on_the_model() -> None:
     # The table as committed: German has no fast engine.
     committed = TranslationRouter({**AVAILABLE, "llm": {("de", "en"), ("en", "de")}})
     assert [r.fast for r in committed.routes() if "de" in (r.source, r.target)] == [NO_ENGINE] * 2
+
+
+def test_a_translation_in_a_register_goes_to_the_model_in_the_quality_tier() -> None:
+    table = {"directions": {"en-pt": {"quality": "bergamot", "fast": "bergamot"}}}
+    router = TranslationRouter(AVAILABLE, table)
+    en_pt = router.route("en", "pt")
+    assert en_pt is not None and en_pt.quality == "bergamot"
+    assert en_pt.engine("quality", registered=True) == "llm"
+    assert en_pt.engine("fast", registered=True) == "bergamot"  # says it did not apply it
+    assert en_pt.engine("quality") == "bergamot"
+    # Where the model does not translate a direction, its quality engine stays.
+    only_machine = TranslationRouter({"bergamot": {("en", "pt")}}, table).route("en", "pt")
+    assert only_machine is not None and only_machine.engine("quality", True) == "bergamot"

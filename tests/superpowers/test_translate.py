@@ -17,7 +17,7 @@ from threadwise.engines.profiles import Profiles
 from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
-from threadwise.protocol import ErrorCode
+from threadwise.protocol import ErrorCode, Formality
 from threadwise.services import Services
 from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
 from threadwise.text.languages import LanguageTag
@@ -333,3 +333,35 @@ def test_glossary_terms_in_the_models_translation(services: Services) -> None:
     request = body([text], targetLanguages=["es-ES"], translationMode="quality")
     [[item]] = asyncio.run(services.translate(request, (GLOSSARY_ES,), ()))
     assert "reembolso" in item.content and (item.engine or "").startswith("llama.cpp"), item
+
+
+def test_the_fast_tier_says_it_did_not_apply_the_formality(services: Services) -> None:
+    text = ["Can you check your invoice?"]
+    formal = body(text, targetLanguages=["es", "en"], translationMode="fast", formality="formal")
+    [[spanish], [english]] = asyncio.run(services.translate(formal))
+    assert spanish.engine == "apertium:eng-spa (formality not applied)"
+    assert english.engine == "none"  # English was not translated; it has no registers anyway
+    plain = body(text, targetLanguages=["es"], translationMode="fast", formality="default")
+    [[spanish]] = asyncio.run(services.translate(plain))
+    assert spanish.engine == "apertium:eng-spa"
+
+
+@pytest.mark.model
+def test_the_model_writes_in_the_register_asked_for(services: Services) -> None:
+    check = services.translator.llm.registers.check
+    text = "Could you check your inbox and tell us if you received our email?"
+    cases: tuple[tuple[str, Formality], ...] = (
+        ("pt-PT", "informal"),
+        ("fr", "informal"),
+        ("de", "formal"),
+    )
+    for tag, formality in cases:
+        request = body(
+            [text], targetLanguages=[tag], translationMode="quality", formality=formality
+        )
+        [[item]] = asyncio.run(services.translate(request))
+        # en→pt's quality engine is Bergamot, which cannot be told: the model translates.
+        assert (item.engine or "").startswith("llama.cpp"), item
+        language, _, region = tag.partition("-")
+        found = check.problems(item.content, language, region or None, formality, True)
+        assert found == [], (item.content, found)

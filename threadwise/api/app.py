@@ -13,7 +13,15 @@ from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
 from threadwise.api.openapi import openapi_document
 from threadwise.api.records import RequestRecords
-from threadwise.api.routes import auth, glossaries, languages, metrics, operations, superpowers
+from threadwise.api.routes import (
+    auth,
+    glossaries,
+    languages,
+    metrics,
+    operations,
+    superpowers,
+    usage,
+)
 from threadwise.services import Services
 
 
@@ -69,6 +77,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.include_router(superpowers.router)
     app.include_router(languages.router)
     app.include_router(glossaries.router)
+    app.include_router(usage.router)
     app.include_router(metrics.router)
     app.add_middleware(RequestRecords, services=services)
     app.include_router(websocket.router)

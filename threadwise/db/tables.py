@@ -1,6 +1,6 @@
 """The schema: tenants, their clients and the organizations each may act for, the audit log,
-each organization's policies (its defaults and its custom summary aspects), and its
-translation terms (glossaries and do-not-translate terms).
+each organization's policies (its defaults, its custom summary aspects and its quota), its
+translation terms (glossaries and do-not-translate terms), and its usage per day.
 
 Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
 a test checks that the two agree.
@@ -8,11 +8,12 @@ a test checks that the two agree.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
     BigInteger,
+    Date,
     DateTime,
     Dialect,
     ForeignKey,
@@ -126,6 +127,8 @@ class OrganizationSettings(Base):
     # A JSON list of aspect names; NULL means no default.
     summary_aspects: Mapped[str | None] = mapped_column(Text)
     redact_personal_data: Mapped[str | None] = mapped_column(String(16))
+    # The message characters its requests may use per UTC calendar month; NULL: no quota.
+    monthly_characters: Mapped[int | None] = mapped_column(BigInteger)
     updated_at: Mapped[datetime]
 
 
@@ -188,3 +191,21 @@ class DoNotTranslateTerm(Base):
     term: Mapped[str] = mapped_column(String(200), primary_key=True)
     case_sensitive: Mapped[bool]
     created_at: Mapped[datetime]
+
+
+class UsageDaily(Base):
+    """What an organization's requests used on one UTC day, per operation; replicas add to
+    a row, never replace it."""
+
+    __tablename__ = "usage_daily"
+
+    tenant: Mapped[str] = mapped_column(
+        ForeignKey("tenants.name", ondelete="CASCADE"), primary_key=True
+    )
+    organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    operation: Mapped[str] = mapped_column(String(16), primary_key=True)  # summarize, translate
+    requests: Mapped[int] = mapped_column(BigInteger)
+    characters: Mapped[int] = mapped_column(BigInteger)  # a translation's, once per target
+    prompt_tokens: Mapped[int] = mapped_column(BigInteger)
+    completion_tokens: Mapped[int] = mapped_column(BigInteger)

@@ -365,6 +365,55 @@ class ApertiumEngine:
         (analysis,) = pipeline.translate([plain])
         return [(surface, readings) for surface, readings in _LEXICAL_UNIT.findall(analysis)]
 
+    def generated_languages(self) -> frozenset[str]:
+        """The languages ``generate`` writes words of."""
+        return frozenset(t for (_, t, region) in self._modes if region is None)
+
+    def generate(
+        self, forms: Sequence[str], language: str, region: str | None = None
+    ) -> list[str | None]:
+        """Each lexical form (``envoyer<vblex><imp><p2><sg>``) written as a word of
+        ``language`` (``envoie``); None where no generator has it. The generators of every
+        pair into the language are asked in turn (each knows the words of its pair), the
+        region's first (pt_BR writes Brazilian forms)."""
+        modes = sorted(
+            (
+                mode
+                for (_, t, r), mode in self._modes.items()
+                if t == language and r in (region, None)
+            ),
+            key=lambda mode: ("_" not in mode.stem, mode.stem),
+        )
+        if not modes:
+            raise TranslationEngineError(f"Apertium has no generator for {language}")
+        words: list[str | None] = [None] * len(forms)
+        for mode_file in modes:
+            missing = [i for i, w in enumerate(words) if w is None]
+            if not missing:
+                break
+            stream = [f"^{_FORM_RESERVED.sub('', forms[i])}$" for i in missing]
+            for index, word in zip(
+                missing, self._generator(mode_file).translate(stream), strict=True
+            ):
+                word = word.strip()
+                words[index] = None if not word or word[:1] in "#*@" else word
+        return words
+
+    def _generator(self, mode_file: Path) -> ApertiumPipeline:
+        """A pipeline of the mode's last programs, from its morphological generator on."""
+        name = f"{mode_file.stem}-generator"
+        with self._lock:
+            pipeline = self._pipelines.get(name)
+            if pipeline is None:
+                commands = parse_mode_file(mode_file)
+                first = next(i for i, c in enumerate(commands) if c[-1].endswith(".autogen.bin"))
+                # "-g", not the mode's "-n": a form it cannot write comes back marked ("#").
+                generator = ["-g" if arg == "-n" else arg for arg in commands[first]]
+                chain = [generator, *commands[first + 1 :]]
+                pipeline = ApertiumPipeline(mode_file, self._timeout, commands=chain)
+                self._pipelines[name] = pipeline
+        return pipeline
+
     def _analyzer_modes(self) -> dict[str, Path]:
         """A mode file per source language (its analyzer is the same in each)."""
         modes: dict[str, Path] = {}
@@ -408,6 +457,8 @@ class ApertiumEngine:
             self._pipelines.clear()
 
 
+# What a lexical form may not hold (its tags' "<>" and a compound's "+" it may).
+_FORM_RESERVED = re.compile(r"[\\\[\]^$/@{}*#~|\x00-\x1f\x7f]+")
 # "^Hello/hello<ij>$": a word and its analyses; an unknown word's is "*Hello".
 _LEXICAL_UNIT = re.compile(r"\^((?:[^/$\\]|\\.)*)/((?:[^$\\]|\\.)*)\$")
 

@@ -17,6 +17,7 @@ from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
+from threadwise.engines.metering import charge
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -238,6 +239,8 @@ class LlamaCppEngine:
             )
             for p, start, g in zip(prompts, starts, generated, strict=True)
         ]
+        for c in completions:
+            charge(c.prompt_tokens, c.completion_tokens)
         if self._on_call is not None:
             share = (ended - started) / len(completions)
             for c in completions:
@@ -314,6 +317,7 @@ class LlamaCppEngine:
         ended = time.perf_counter()
         if keep and self.prefix_states is not None:
             self._save(llm)
+        charge(prompt_tokens, completion_tokens)  # spent, even if the deadline has passed
         if self._on_call is not None:
             generating = ended - first_token[0] if first_token else 0.0
             self._on_call(prompt_tokens, completion_tokens, ended - started, generating)

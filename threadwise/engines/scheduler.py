@@ -9,12 +9,14 @@ work, so neither starves. A job whose caller goes away (its asyncio task is canc
 dropped connection, a WebSocket cancel frame) leaves the queue at once; a running job is told
 through its deadline and stops at its next check. A job may name *lanes*: no two jobs of a
 lane run at once, so that the jobs of one lane (large requests, say) wait in the queue for
-each other and never hold every thread.
+each other and never hold every thread. A job runs in the context variables of the code that
+queued it (a request's token meter, say), as ``asyncio.to_thread`` would run it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import itertools
 import logging
@@ -59,6 +61,8 @@ class _Job(Generic[T]):
     lanes: frozenset[str] = frozenset()
     future: Future[T] = field(default_factory=Future)
     started: float | None = None
+    # The submitter's context variables (the request's meter, say), for the work to run in.
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
 
 class SchedulerObserver:
@@ -336,10 +340,10 @@ class Scheduler:
             return functools.partial(job.future.set_exception, exc)
         try:
             if self._cores is None:
-                result = job.work()
+                result = job.context.run(job.work)
             else:
                 with self._cores.busy():
-                    result = job.work()
+                    result = job.context.run(job.work)
         except BaseException as exc:
             return functools.partial(job.future.set_exception, exc)
         else:

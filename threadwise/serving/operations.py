@@ -1,5 +1,6 @@
-"""The superpowers as every transport calls them: shutdown admission, idempotency keys, the
-result cache and the request record around the operation itself.
+"""The superpowers as every transport calls them: shutdown admission, the organization's
+quota, idempotency keys, the result cache, the request record and the usage around the
+operation itself.
 
 REST routes and the WebSocket endpoint both call ``Operations.run`` and render what it
 returns (or raises) in their own framing.
@@ -15,14 +16,16 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, time
 from typing import Any, Literal, TypeVar
 
 import anyio.to_thread
 
 from threadwise.cache import Cache
+from threadwise.engines.metering import Meter, metering
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
-from threadwise.payload import character_count
+from threadwise.payload import character_count, charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.glossaries import GlossaryStore, OrganizationTerms
 from threadwise.serving.idempotency import Claim, IdempotencyStore
@@ -30,6 +33,7 @@ from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.serving.redaction import Redaction, Redactor
+from threadwise.serving.usage import UsageStore, next_month, utc_day
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower
@@ -61,6 +65,7 @@ class Operations:
         redactor: Redactor | None = None,
         policies: OrganizationPolicies | None = None,
         glossaries: GlossaryStore | None = None,
+        usage: UsageStore | None = None,
     ) -> None:
         self.summarize = summarize
         self.translate = translate
@@ -74,6 +79,7 @@ class Operations:
         self.redactor = redactor
         self.policies = policies
         self.glossaries = glossaries
+        self.usage = usage
 
     async def run(
         self,
@@ -88,16 +94,24 @@ class Operations:
         """Answer ``body`` for the caller's ``tenant``, under its organization's policies;
         tenant and organization keep caches and keys apart. ``on_partial`` gets a summary's
         draft as the model writes it (not when the answer comes from a cache or an earlier
-        request with the key)."""
+        request with the key).
+
+        A request answered counts in its organization's usage: one request, its message
+        characters (a translation's once per target language, as the character rate limit
+        counts them) and the model tokens its work spent, which are none for an answer from
+        the result cache or an earlier request with the key. A failed request counts
+        nothing."""
         organization = body.request.context.organizationId
         scope = f"{tenant}:{organization}"
         record.operation = operation
         record.organization = organization
         record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
         record.characters = character_count(body)
+        characters = charged_characters(body, operation)
         try:
             async with self.lifecycle.working():
                 policy = await self._policy(tenant, organization)
+                await self._within_quota(tenant, organization, policy, characters)
                 body = with_policy(body, policy, operation)
                 redaction = await self._redact(body)
                 if redaction is not None:
@@ -114,14 +128,62 @@ class Operations:
                     _applicable(terms, body.request.settings.glossaryId),
                     terms.do_not_translate,
                 )
-                if idempotency_key is None:
-                    results = await self._answer(answer)
-                else:
-                    results = await self._once(answer, idempotency_key)
+                with metering() as meter:
+                    if idempotency_key is None:
+                        results = await self._answer(answer)
+                    else:
+                        results = await self._once(answer, idempotency_key)
+                self._count_usage(tenant, organization, operation, characters, meter)
                 return results if redaction is None else redaction.results(results)
         except ServiceError as exc:
             record.failed_with(exc)
             raise
+
+    async def _within_quota(
+        self, tenant: str, organization: str, policy: OrganizationPolicy, characters: int
+    ) -> None:
+        """Refuse the request whole (``QUOTA_EXCEEDED``) if its characters would take the
+        organization past its monthly quota; fails closed."""
+        quota = policy.monthly_characters
+        if quota is None or self.usage is None:
+            return
+        now = self.usage.now()
+        reading = self.usage.used_this_month(tenant, organization, now)
+        used = await _read_or_refuse("usage", reading)
+        if used + characters <= quota:
+            return
+        resets = next_month(utc_day(now))
+        name = f"organization {organization[:256]!r}"
+        if characters > quota:
+            raise ServiceError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"This request needs {characters} characters, more than the monthly quota of "
+                f"{name} ({quota}); nothing of it was done. Send it in smaller requests.",
+                reason="quota_exceeded",
+            )
+        reset_at = datetime.combine(resets, time(), UTC)
+        raise ServiceError(
+            ErrorCode.QUOTA_EXCEEDED,
+            f"The {name} has used {used} of its {quota} characters this month (UTC), and this "
+            f"request needs {characters} more; nothing of it was done. The quota starts again "
+            f"on {resets.isoformat()}: retry then, or ask for a larger quota.",
+            retry_after=(reset_at - now).total_seconds(),
+            reason="quota_exceeded",
+        )
+
+    def _count_usage(
+        self, tenant: str, organization: str, operation: Operation, characters: int, meter: Meter
+    ) -> None:
+        if self.usage is not None:
+            self.usage.add(
+                tenant,
+                organization,
+                operation,
+                characters,
+                meter.prompt_tokens,
+                meter.completion_tokens,
+                self.usage.now(),
+            )
 
     async def _redact(self, body: MessageBody) -> Redaction | None:
         """The body with its personal data replaced, when it asks (fails closed)."""

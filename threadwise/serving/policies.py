@@ -1,5 +1,6 @@
 """Each organization's policies: the summary aspects and the personal-data redaction its
-requests get when they do not ask for their own, and the summary aspects it defines itself.
+requests get when they do not ask for their own, the summary aspects it defines itself, and
+its monthly character quota.
 
 An organization is a tenant's ``organizationId``. What a replica reads is cached for
 ``cache_seconds``: a change takes effect at once on the replica that made it and within that
@@ -49,6 +50,8 @@ class OrganizationPolicy:
     summary_aspects: tuple[str, ...] = ()  # empty: no default
     redact_personal_data: RedactMode | None = None
     custom_aspects: tuple[CustomAspect, ...] = ()  # ordered by name
+    # The message characters its requests may use per UTC calendar month; None: no quota.
+    monthly_characters: int | None = None
 
 
 class OrganizationPolicies:
@@ -96,8 +99,10 @@ class OrganizationPolicies:
         *,
         summary_aspects: Sequence[str] | _Keep | None = _KEEP,
         redact_personal_data: str | _Keep | None = _KEEP,
+        monthly_characters: int | _Keep | None = _KEEP,
     ) -> OrganizationPolicy:
-        """Set the defaults given; an empty list, ``None`` or ``"off"`` clears one."""
+        """Set the defaults and the quota given; an empty list, ``None``, ``"off"`` or a
+        quota of 0 clears one."""
         tenant, organization = tenant_name(tenant), _organization_id(organization)
         if isinstance(summary_aspects, str):
             raise ValueError(
@@ -108,12 +113,15 @@ class OrganizationPolicies:
             row = session.get(tables.OrganizationSettings, (tenant, organization))
             aspects = _stored_aspects(row.summary_aspects) if row else ()
             mode = _redact_mode(row.redact_personal_data) if row else None
+            quota = row.monthly_characters if row else None
             if not isinstance(summary_aspects, _Keep):
                 known = session.scalars(_aspect_names(tenant, organization)).all()
                 aspects = _default_aspects(summary_aspects or (), known, organization)
             if not isinstance(redact_personal_data, _Keep):
                 mode = _redact_mode(redact_personal_data)
-            if not aspects and mode is None:
+            if not isinstance(monthly_characters, _Keep):
+                quota = _quota(monthly_characters)
+            if not aspects and mode is None and quota is None:
                 if row is not None:  # nothing left to store
                     session.delete(row)
             else:
@@ -122,6 +130,7 @@ class OrganizationPolicies:
                     session.add(row)
                 row.summary_aspects = json.dumps(list(aspects)) if aspects else None
                 row.redact_personal_data = mode
+                row.monthly_characters = quota
                 row.updated_at = datetime.now(UTC)
             session.flush()
             policy = _load(session, tenant, organization)
@@ -186,7 +195,8 @@ class OrganizationPolicies:
         return True
 
     def organizations(self, tenant: str | None = None) -> list[tuple[str, str]]:
-        """The (tenant, organization) pairs that have defaults or custom aspects, sorted."""
+        """The (tenant, organization) pairs that have defaults, a quota or custom aspects,
+        sorted."""
         settings = select(
             tables.OrganizationSettings.tenant, tables.OrganizationSettings.organization_id
         )
@@ -229,6 +239,7 @@ def _load(session: Session, tenant: str, organization: str) -> OrganizationPolic
         summary_aspects=_stored_aspects(row.summary_aspects),
         redact_personal_data=_redact_mode(row.redact_personal_data),
         custom_aspects=tuple(custom),
+        monthly_characters=row.monthly_characters,
     )
 
 
@@ -291,6 +302,18 @@ def _redact_mode(value: str | None) -> RedactMode | None:
     if mode == "off":
         return None
     raise ValueError(f"A redaction policy is 'restore', 'mask' or 'off', got {value!r}.")
+
+
+def _quota(value: int | None) -> int | None:
+    """A monthly character quota; 0 or ``None``: none."""
+    if value is None or value == 0:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(
+            f"A monthly character quota is a whole number of characters (0: no quota), got "
+            f"{value!r}."
+        )
+    return value
 
 
 def _checked(aspect: CustomAspect) -> CustomAspect:

@@ -2,7 +2,10 @@
 
 Each answer line must carry its number and exactly its segment's tags, in the target language;
 lines that do not are asked again one by one, and what still fails is reported as ``None`` so
-that the caller can split that segment at its markup. Also post-edits another engine's draft.
+that the caller can split that segment at its markup. With a formality, the prompt says which
+register to use, and a line in the other one (``text.formality.RegisterCheck``) is asked again
+with the rule repeated; the second answer is kept unless it is worse. Also post-edits another
+engine's draft.
 """
 
 from __future__ import annotations
@@ -10,10 +13,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
+from threadwise.protocol import Formality
 from threadwise.superpowers import prompts, translation_prompts
+from threadwise.superpowers.registers import Registers
+from threadwise.text.formality import instruction
 from threadwise.text.languages import LanguageIdentifier, language_name
 from threadwise.text.tagged import Parts, parse_tags, tags_of, text_of, to_tagged
 
@@ -39,10 +46,12 @@ class LlmTranslator:
         languages: Sequence[str],
         identifier: LanguageIdentifier | None = None,
         system: str = prompts.TRANSLATOR_SYSTEM,
+        registers: Registers | None = None,
     ) -> None:
         self.engine = engine
         self._languages = tuple(languages)
         self.identifier = identifier
+        self.registers = registers or Registers()
         # The summarizer's system prompt: kept in the KV cache for both superpowers.
         self.system = system
 
@@ -69,8 +78,9 @@ class LlmTranslator:
         target: str,
         region: str | None = None,
         deadline: Deadline | None = None,
+        formality: Formality = "default",
     ) -> list[Parts | None]:
-        return self._run(segments, None, source, target, region, deadline)
+        return self._run(segments, None, source, target, region, deadline, formality)
 
     def post_edit(
         self,
@@ -80,9 +90,10 @@ class LlmTranslator:
         target: str,
         region: str | None = None,
         deadline: Deadline | None = None,
+        formality: Formality = "default",
     ) -> list[Parts | None]:
         """Improve another engine's ``drafts``; a segment without a draft is translated."""
-        return self._run(segments, drafts, source, target, region, deadline)
+        return self._run(segments, drafts, source, target, region, deadline, formality)
 
     def _run(
         self,
@@ -92,22 +103,45 @@ class LlmTranslator:
         target: str,
         region: str | None,
         deadline: Deadline | None,
+        formality: Formality = "default",
     ) -> list[Parts | None]:
-        names = (language_name(source), language_name(target, region))
+        ask = _Asking(
+            (language_name(source), language_name(target, region)),
+            instruction(target, region, formality),
+        )
         results: list[Parts | None] = [None] * len(segments)
         chunks = self._chunks(segments)
         for chunk, answers in zip(
-            chunks, self._ask(segments, drafts, chunks, names, deadline), strict=True
+            chunks, self._ask(segments, drafts, chunks, ask, deadline), strict=True
         ):
             for index in chunk:
                 results[index] = answers.get(index)
+
         # A line that came back wrong (lost a tag, merged with another, still in the source
-        # language) is asked alone.
-        wrong = [i for i, r in enumerate(results) if r is None or self._copied(r, source)]
-        alone = self._ask(segments, drafts, [[i] for i in wrong], names, deadline)
+        # language) is asked alone; so is one in the other register that could not be
+        # rewritten into the one asked for.
+        keeper = self.registers.keeper(source, target, region, formality)
+        lost = {i for i, r in enumerate(results) if r is None or self._copied(r, source)}
+        problems: dict[int, int] = {}
+        for index, parts in enumerate(results):
+            if keeper is not None and parts is not None and index not in lost:
+                results[index], count = keeper.kept(segments[index], parts)
+                if count:
+                    problems[index] = count
+        wrong = sorted({*lost, *problems})
+        reminded = replace(ask, reminder=bool(problems))
+        alone = self._ask(segments, drafts, [[i] for i in wrong], reminded, deadline)
         for index, answers in zip(wrong, alone, strict=True):
             again = answers.get(index)
-            results[index] = None if again is None or self._copied(again, source) else again
+            if again is None or self._copied(again, source):
+                if index in lost:
+                    results[index] = None
+            elif keeper is None or index in lost:
+                results[index] = again
+            else:
+                again, count = keeper.kept(segments[index], again)
+                if count <= problems[index]:
+                    results[index] = again  # else the first answer was closer
         return results
 
     def _copied(self, parts: Parts, source: str) -> bool:
@@ -153,7 +187,7 @@ class LlmTranslator:
         segments: Sequence[Parts],
         drafts: Sequence[Parts | None] | None,
         chunks: list[list[int]],
-        names: tuple[str, str],
+        ask: _Asking,
         deadline: Deadline | None,
     ) -> list[dict[int, Parts]]:
         """Each chunk's lines translated, by segment index; all chunks in one engine call."""
@@ -165,9 +199,9 @@ class LlmTranslator:
         budgets: list[int] = []
         for chunk in chunks:
             lines = _numbered(segments, chunk)
-            ask = self._prompt(segments, drafts, chunk, lines, names)
+            prompt = self._prompt(segments, drafts, chunk, lines, ask)
             chats.append(
-                [{"role": "system", "content": self.system}, {"role": "user", "content": ask}]
+                [{"role": "system", "content": self.system}, {"role": "user", "content": prompt}]
             )
             budgets.append(2 * self.engine.count_tokens(lines) + 8 * len(chunk) + 16)
         completions = self.engine.chat_many(
@@ -189,23 +223,32 @@ class LlmTranslator:
         drafts: Sequence[Parts | None] | None,
         chunk: list[int],
         lines: str,
-        names: tuple[str, str],
+        ask: _Asking,
     ) -> str:
-        source, target = names
+        source, target = ask.names
         # Most chat lines carry no markup: the rule about tags would only cost prompt time.
         tagged = any(tags_of(segments[i]) for i in chunk)
         tag_rule = f" {translation_prompts.TAG_RULE}" if tagged else ""
+        register_rule = f" {ask.register_rule}" if ask.register_rule else ""
+        reminder = f"\n\n({ask.register_rule})" if ask.reminder and ask.register_rule else ""
         if drafts is None:
             return translation_prompts.TRANSLATE.format(
-                source=source, target=target, tag_rule=tag_rule, lines=lines
+                source=source,
+                target=target,
+                tag_rule=tag_rule,
+                register_rule=register_rule,
+                lines=lines,
+                reminder=reminder,
             )
         draft_lines = _numbered([drafts[i] or segments[i] for i in chunk], range(len(chunk)))
         return translation_prompts.POST_EDIT.format(
             source=source,
             target=target,
             tag_rule=tag_rule,
+            register_rule=register_rule,
             lines=lines,
             drafts=draft_lines,
+            reminder=reminder,
         )
 
     @staticmethod
@@ -223,6 +266,16 @@ class LlmTranslator:
             if parsed is not None and any(isinstance(p, str) and p.strip() for p in parsed):
                 answers[index] = parsed
         return answers
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """How the lines are asked: the languages' names, the rule about the register (empty:
+    none), and whether the prompt ends with that rule once more."""
+
+    names: tuple[str, str]
+    register_rule: str = ""
+    reminder: bool = False
 
 
 def _numbered(segments: Sequence[Parts], chunk: Sequence[int]) -> str:

@@ -58,9 +58,16 @@ class Route:
     quality: str
     fast: str
     figures: Mapping[str, Figures]
+    # The quality engine for a translation in a register (formal or informal): the model,
+    # which can be told, where the quality engine cannot.
+    registered: str = ""
 
-    def engine(self, tier: Tier) -> str:
-        return self.quality if tier == "quality" else self.fast
+    def engine(self, tier: Tier, registered: bool = False) -> str:
+        """The tier's engine; ``registered``: the translation must be in a register, which
+        only the model can write (the fast tier answers without it, and says so)."""
+        if tier == "fast":
+            return self.fast
+        return self.registered or self.quality if registered else self.quality
 
 
 class RouteError(ValueError):
@@ -116,7 +123,9 @@ class TranslationRouter:
                 chosen[tier] = entry[tier]
             else:
                 chosen[tier] = self._best(source, target, figures, fast=tier == "fast")
-        return Route(source, target, chosen["quality"], chosen["fast"], figures)
+        quality = chosen["quality"]
+        registered = quality if uses_llm(quality) or not self._serves(LLM, source, target) else LLM
+        return Route(source, target, quality, chosen["fast"], figures, registered)
 
     def _check_override(self, tier: Tier, engine: str, source: str, target: str) -> None:
         if tier == "fast" and engine == NO_ENGINE:

@@ -25,7 +25,7 @@ from threadwise.engines.profiles import Choice, Profiles
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
-from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
+from threadwise.protocol import ErrorCode, Formality, MessageBody, ResponseItem
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.routing import (
     LLM,
@@ -35,6 +35,7 @@ from threadwise.superpowers.routing import (
     draft_engine,
     uses_llm,
 )
+from threadwise.text.formality import applies
 from threadwise.text.languages import (
     SUMMARY_LANGUAGES,
     LanguageIdentifier,
@@ -67,6 +68,8 @@ LARGE = "large"
 COST_CHARACTERS = 1_000
 # Terms whose machine translation is remembered (each a few milliseconds to ask again).
 _TERM_TRANSLATIONS = 10_000
+# An engine's note on a translation the request asked in a register it cannot write.
+FORMALITY_NOT_APPLIED = " (formality not applied)"
 # Why the model's refusal (OVERLOADED, by its reason) sent a group to the fast engine.
 _FALLBACK_REASONS = {"engine_down": "the model server is down"}
 
@@ -81,6 +84,15 @@ class SourceMessage:
 
 
 @dataclass(frozen=True)
+class Wording:
+    """What a group's translation must say, and how: each term's given translation
+    (``text.terms``), and the register it addresses the reader in (``text.formality``)."""
+
+    terms: tuple[Term, ...] = ()
+    formality: Formality = "default"
+
+
+@dataclass(frozen=True)
 class TranslationJob:
     messages: tuple[SourceMessage, ...]
     targets: tuple[LanguageTag, ...]
@@ -92,6 +104,11 @@ class TranslationJob:
     glossary: Glossary | None = None
     defaults: tuple[Glossary, ...] = ()
     keep: tuple[Term, ...] = ()
+    formality: Formality = "default"
+
+    def wording(self, source: str, target: str) -> Wording:
+        """The terms and the register of a translation from ``source`` into ``target``."""
+        return Wording(self.terms(source, target), self.formality)
 
     def terms(self, source: str, target: str) -> tuple[Term, ...]:
         """What a message of ``source`` translated into ``target`` must say for its terms:
@@ -192,6 +209,7 @@ class Translator:
             _chosen_glossary(settings.glossaryId, glossaries, targets),
             tuple(g for g in glossaries if g.default),
             tuple(keep),
+            settings.formality or "default",
         )
 
     def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
@@ -245,13 +263,14 @@ class Translator:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None = None,
-        terms: Sequence[Term] = (),
+        wording: Wording = Wording(),
     ) -> list[Translated]:
         """Translate messages of one source language with ``engine`` (a routing-table name);
-        each of ``terms`` becomes its given translation, whatever the engine (``text.terms``)."""
-        if terms:
-            return self._with_terms(engine, messages, source, target, deadline, terms)
-        translate = self._segment_translator(engine, source, target, deadline)
+        each of the ``wording``'s terms becomes its given translation, whatever the engine
+        (``text.terms``); the model writes in its register (``text.formality``)."""
+        if wording.terms:
+            return self._with_terms(engine, messages, source, target, deadline, wording)
+        translate = self._segment_translator(engine, source, target, deadline, wording.formality)
         name = self.engine_name(engine, source, target)
         segments = [s for m in messages for s in m.segments]
         first = translate([s.parts for s in segments])
@@ -282,14 +301,15 @@ class Translator:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None,
-        terms: Sequence[Term],
+        wording: Wording,
     ) -> list[Translated]:
         """``translate_group`` with terms. A machine engine translates each message as it
         is, and its own translation of each term (the term translated alone) is replaced by
         the glossary's: the sentence reads as the engine writes it. Where that does not find
         every term (another wording; or the model, which is not asked twice), the terms are
         placeholders (``text.terms``), which every engine keeps, then their translations."""
-        masked = [mask_terms(m.text, terms) for m in messages]
+        masked = [mask_terms(m.text, wording.terms) for m in messages]
+        registered = Wording(formality=wording.formality)
         termed = [i for i, m in enumerate(masked) if m.targets]
         machine = not uses_llm(engine)
         plain = list(range(len(messages))) if machine else [
@@ -306,7 +326,11 @@ class Translator:
             *(messages[i] for i in plain),
             *(self.segmenter.segment(keys[k]) for k in unknown),
         ]
-        done = iter(self.translate_group(engine, batch, source, target, deadline) if batch else [])
+        done = iter(
+            self.translate_group(engine, batch, source, target, deadline, registered)
+            if batch
+            else []
+        )
         plain_done = {i: next(done) for i in plain}
         for key in unknown:
             if len(self._term_translations) >= _TERM_TRANSLATIONS:
@@ -325,7 +349,11 @@ class Translator:
         # ... then, with placeholders, those whose terms were not all found.
         todo = [i for i in termed if i not in results]
         segmented = [self.segmenter.segment(masked[i].text) for i in todo]
-        again = self.translate_group(engine, segmented, source, target, deadline) if todo else []
+        again = (
+            self.translate_group(engine, segmented, source, target, deadline, registered)
+            if todo
+            else []
+        )
         for i, result in zip(todo, again, strict=True):
             # Kept as written (its structure would not survive): the original text.
             results[i] = (
@@ -366,18 +394,27 @@ class Translator:
         return self.engines[engine].name_for(source, target.language, target.region)
 
     def _segment_translator(
-        self, engine: str, source: str, target: LanguageTag, deadline: Deadline | None
+        self,
+        engine: str,
+        source: str,
+        target: LanguageTag,
+        deadline: Deadline | None,
+        formality: Formality = "default",
     ) -> Callable[[Sequence[Parts]], list[Parts | None]]:
         language, region = target.language, target.region
         if engine == LLM:
-            return lambda parts: self.llm.translate(parts, source, language, region, deadline)
+            return lambda parts: self.llm.translate(
+                parts, source, language, region, deadline, formality
+            )
         draft = draft_engine(engine)
         if draft is not None:
             drafter = self.engines[draft]
 
             def post_edited(parts: Sequence[Parts]) -> list[Parts | None]:
                 drafts = drafter.translate(parts, source, language, region, deadline)
-                return self.llm.post_edit(parts, drafts, source, language, region, deadline)
+                return self.llm.post_edit(
+                    parts, drafts, source, language, region, deadline, formality
+                )
 
             return post_edited
         machine = self.engines[engine]
@@ -470,7 +507,7 @@ class TranslateSuperpower:
                         source,
                         target,
                         deadline,
-                        job.terms(source, target.language),
+                        job.wording(source, target.language),
                     )
                 for index, item in zip(indices, translated, strict=True):
                     outcome[index] = item
@@ -504,15 +541,18 @@ class TranslateSuperpower:
                 messages = [segmented[i] for i in indices]
                 route = self.translator.router.route(source, target.language)
                 # No route: written in a language no engine translates from (Italian, say).
-                engine = route.engine(job.tier) if route is not None else NO_ENGINE
+                registered = applies(job.formality, target.language)
+                engine = route.engine(job.tier, registered) if route is not None else NO_ENGINE
                 if engine == NO_ENGINE:
                     # Returned as written, its sourceLanguage saying why, rather than failing
                     # the others (in the fast tier, also where only the model translates).
                     done = [Translated(m.text, UNCHANGED) for m in messages]
                 elif not uses_llm(engine):
                     deadline.check()
-                    terms = job.terms(source, target.language)
-                    done = self._fast_now(engine, messages, source, target, deadline, terms)
+                    wording = job.wording(source, target.language)
+                    done = self._fast_now(engine, messages, source, target, deadline, wording)
+                    if registered:
+                        done = [_noted(t, FORMALITY_NOT_APPLIED) for t in done]
                 else:
                     continue
                 prepared.done[(number, source)] = done
@@ -526,14 +566,15 @@ class TranslateSuperpower:
         source: str,
         target: LanguageTag,
         deadline: Deadline,
-        terms: Sequence[Term],
+        wording: Wording,
     ) -> list[Translated]:
         """A group the tier gives to the model (the one ``model`` chose): on its queue, or
         on the fast engine when the model cannot answer in time."""
         translator, queue = model.value.translator, model.value.queue
         route = translator.router.route(source, target.language)
         assert route is not None, "routed in _prepare"
-        engine = route.engine(tier)
+        registered = applies(wording.formality, target.language)
+        engine = route.engine(tier, registered)
         fallback = route.fast if route.fast != NO_ENGINE else None
         reason = None
         expected_wait = queue.expected_wait(Priority.INTERACTIVE)
@@ -546,7 +587,7 @@ class TranslateSuperpower:
             try:
                 translated = await queue.run(
                     lambda: translator.translate_group(
-                        engine, messages, source, target, model_deadline, terms
+                        engine, messages, source, target, model_deadline, wording
                     ),
                     model_deadline,
                     Priority.INTERACTIVE,
@@ -571,11 +612,12 @@ class TranslateSuperpower:
         # No deadline here: the model may overrun its share (prompt processing cannot be
         # interrupted), and the fast engine answers in milliseconds; late beats failed.
         fast = await self._off_loop(
-            lambda: self._fast_now(fallback, messages, source, target, None, terms),
+            lambda: self._fast_now(fallback, messages, source, target, None, wording),
             None,
             sum(len(m.text) for m in messages),
         )
-        return [_noted(t, f" (fast fallback: {reason})") for t in fast]
+        note = f" (fast fallback: {reason})" + (FORMALITY_NOT_APPLIED if registered else "")
+        return [_noted(t, note) for t in fast]
 
     def _fast_now(
         self,
@@ -584,11 +626,11 @@ class TranslateSuperpower:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None,
-        terms: Sequence[Term] = (),
+        wording: Wording = Wording(),
     ) -> list[Translated]:
         try:
             return self.translator.translate_group(
-                engine, messages, source, target, deadline, terms
+                engine, messages, source, target, deadline, wording
             )
         except TranslationEngineError as exc:
             raise ServiceError(

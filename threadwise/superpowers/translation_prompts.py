@@ -3,7 +3,9 @@
 The system prompt is the summarizer's (see ``llm_translation``): the engine keeps the KV
 cache of the last prompt's prefix, so a translation then costs a following summary nothing
 to re-read; the instructions that matter here are in the user turn, what does not change
-first. The rule about tags is there only when a line has tags.
+first. The rule about tags is there only when a line has tags, the one about formality
+only when the request sets it (``text.formality``); a line asked again because it was in the
+wrong register ends with that rule once more.
 """
 
 from __future__ import annotations
@@ -15,19 +17,19 @@ TAG_RULE = (
 
 # What does not change comes first: it stays in the engine's cache from one request to the next.
 TRANSLATE = """Translate each numbered line. Answer with the same numbers, one line each, and \
-nothing else.{tag_rule} Keep names, numbers and codes as they are.
+nothing else.{tag_rule} Keep names, numbers and codes as they are.{register_rule}
 
 From {source} into {target}:
-{lines}"""
+{lines}{reminder}"""
 
 POST_EDIT = """Here are numbered lines and a machine translation of each. The machine \
 translation is often too literal or wrong. Write a correct, natural translation of each line, \
 with the same numbers, one line each, and nothing else.{tag_rule} Keep names, numbers and \
-codes as they are.
+codes as they are.{register_rule}
 
 From {source} into {target}.
 {source}:
 {lines}
 
 Machine translation:
-{drafts}"""
+{drafts}{reminder}"""

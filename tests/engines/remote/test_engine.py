@@ -17,6 +17,7 @@ from tests.engines.remote.fake_server import MODEL, FakeServer, Refuse, Stream
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage
+from threadwise.engines.metering import metering
 from threadwise.engines.remote import RemoteChatEngine
 from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.errors import ServiceError
@@ -210,6 +211,18 @@ def test_requests_in_flight_are_limited_to_the_concurrency(
     assert sorted(r["messages"][-1]["content"] for r in fake.seen.requests) == [
         f"Say {n}." for n in range(5)
     ]
+
+
+def test_the_callers_meter_is_charged_for_every_answer(
+    fake: FakeServer, engine: RemoteChatEngine
+) -> None:
+    # The requests run on the engine's own loop and thread; the tokens reach the caller's meter.
+    with metering() as meter:
+        one = engine.chat(CHAT, max_tokens=20)
+        many = engine.chat_many([CHAT, CHAT], max_tokens=[20, 20])
+    answers = [one, *many]
+    assert meter.prompt_tokens == sum(c.prompt_tokens for c in answers) > 0
+    assert meter.completion_tokens == sum(c.completion_tokens for c in answers) == 6
 
 
 def test_generation_is_capped_at_what_the_time_left_allows(

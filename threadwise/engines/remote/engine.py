@@ -36,6 +36,7 @@ import httpx2
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion, answer_starts
+from threadwise.engines.metering import charge
 from threadwise.engines.remote import servers
 from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.engines.remote.prefill import EchoFilter, with_instruction
@@ -432,6 +433,9 @@ class RemoteChatEngine:
         prompt_tokens = _count(usage, "prompt_tokens") or sum(
             servers.estimate_tokens(m["content"]) + 4 for m in payload["messages"]
         )
+        # On the engine's loop, in a copy of the calling thread's context
+        # (run_coroutine_threadsafe takes one): the caller's meter.
+        charge(prompt_tokens, tokens)
         if self._on_call is not None:
             self._on_call(prompt_tokens, tokens, time.perf_counter() - started, last - first)
         return Completion(

@@ -1,0 +1,146 @@
+"""Benchmark: translations in the register asked for (``request.settings.formality``).
+
+    python -m bench.formality [--languages es,fr,de,pt] [--limit 40]
+
+On ``bench/data/formality_sentences.jsonl`` (40 English support messages a language, each
+with a formal and an informal reference into es, fr, de and pt-PT, and the marker words only
+one register has), through the translate superpower with the real engines, quality tier:
+each language's messages as one request per register (formal, informal, and default).
+Printed per language and register:
+- the share in the register asked for by the pronoun and verb-form rules
+  (``text.formality.RegisterCheck``; target >= 95%), and, as a check written apart from
+  those rules, the share with none of the other register's marker words of the line;
+- chrF against the reference of that register, and the default's against each;
+- seconds per request against the default's, in the same run;
+- the fast tier's engine note (the formality is not applied there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sacrebleu.metrics.chrf import CHRF
+
+from threadwise.config import Settings
+from threadwise.engines.apertium import ApertiumEngine
+from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.protocol import Formality
+from threadwise.services import Services, build_services
+from threadwise.text.formality import RegisterCheck, addresses_reader
+
+SET = Path(__file__).with_name("data") / "formality_sentences.jsonl"
+REGISTERS: tuple[Formality, ...] = ("formal", "informal")
+
+
+def body(texts: list[str], target: str, tier: str, formality: str) -> Any:
+    data = {
+        "session": {"channel": {"language": target}},
+        "request": {
+            "connections": {"threadId": "bench-formality"},
+            "context": {"organizationId": "org-bench"},
+            "settings": {"translationMode": tier, "formality": formality},
+            "scope": {
+                "conversations": [
+                    {
+                        "participants": [{"participantId": "a", "displayName": "Agent"}],
+                        "messages": [{"participantId": "a", "content": t} for t in texts],
+                    }
+                ]
+            },
+        },
+    }
+    return parse_message_body(data, PayloadLimits())
+
+
+async def translate(
+    services: Services, lines: list[dict[str, Any]], tier: str, formality: str
+) -> tuple[list[str], list[str], float]:
+    target = str(lines[0].get("variant") or lines[0]["target_language"])
+    started = time.perf_counter()
+    [items] = await services.translate(body([x["text"] for x in lines], target, tier, formality))
+    seconds = time.perf_counter() - started
+    return [i.content for i in items], [i.engine or "" for i in items], seconds
+
+
+def has_word(word: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+async def run(services: Services, lines: list[dict[str, Any]], check: RegisterCheck) -> None:
+    totals = {r: [0, 0, 0] for r in REGISTERS}  # by rules, by markers, of
+    for language in sorted({x["target_language"] for x in lines}):
+        group = [x for x in lines if x["target_language"] == language]
+        region = "PT" if group[0].get("variant") == "pt-PT" else None
+        default, _, default_seconds = await translate(services, group, "quality", "default")
+        for register in REGISTERS:
+            other = "informal" if register == "formal" else "formal"
+            texts, engines, seconds = await translate(services, group, "quality", register)
+            by_rules = by_markers = 0
+            for line, text in zip(group, texts, strict=True):
+                speaks = addresses_reader(line["text"], "en")
+                wrong = check.problems(text, language, region, register, speaks)
+                by_rules += not wrong
+                by_markers += not any(has_word(m, text) for m in line["markers"][other])
+                if wrong:
+                    print(f"  {line['id']} {register}: {wrong} in {text!r}")
+            references = [[x[register] for x in group]]
+            chrf = CHRF().corpus_score(texts, references).score
+            chrf_default = CHRF().corpus_score(default, references).score
+            n = len(group)
+            totals[register][0] += by_rules
+            totals[register][1] += by_markers
+            totals[register][2] += n
+            print(
+                f"en→{language} {register:8}: {by_rules}/{n} ({by_rules / n:.0%}) by the rules, "
+                f"{by_markers}/{n} ({by_markers / n:.0%}) by the markers; chrF {chrf:.1f} "
+                f"(default {chrf_default:.1f}); {seconds:.1f} s (default {default_seconds:.1f} s)"
+                f"; engine {engines[0]!r}",
+                flush=True,
+            )
+        _, fast_engines, _ = await translate(services, group[:1], "fast", "formal")
+        print(f"en→{language} fast tier, formal: engine {fast_engines[0]!r}", flush=True)
+    for register, (rules, markers, n) in totals.items():
+        print(
+            f"all {register:8}: {rules}/{n} ({rules / n:.1%}) by the rules (target >= 95%), "
+            f"{markers}/{n} ({markers / n:.1%}) by the markers"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--languages", default="es,fr,de,pt")
+    parser.add_argument("--limit", type=int, default=40, help="messages per language")
+    args = parser.parse_args()
+    wanted = args.languages.split(",")
+    lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
+    lines = [x for x in lines if x["target_language"] in wanted]
+    lines = [x for x in lines if int(x["id"].rsplit("-", 1)[1]) <= args.limit]
+    with tempfile.TemporaryDirectory() as data_dir:
+        # The model takes its time: no fallback to the fast engine, which has no register.
+        settings = Settings(
+            data_dir=Path(data_dir), result_cache_ttl_seconds=0, translation_timeout_seconds=900
+        )
+        services = build_services(settings)
+        services.start()
+        deadline = time.monotonic() + 300
+        while not services.loaded:
+            if services.load_error is not None:
+                raise services.load_error
+            assert time.monotonic() < deadline, "the engines did not load in 300 s"
+            time.sleep(0.2)
+        apertium = ApertiumEngine(("en", "es", "fr", "de", "pt"))
+        check = RegisterCheck(apertium.analyze, apertium.analyzed_languages())
+        asyncio.run(run(services, lines, check))
+        apertium.close()
+        services.close()
+
+
+if __name__ == "__main__":
+    main()
