@@ -4,15 +4,15 @@
 
 On ``bench/data/formality_sentences.jsonl`` (40 English support messages a language, each
 with a formal and an informal reference into es, fr, de and pt-PT, and the marker words only
-one register has), through the translate superpower with the real engines, quality tier:
+one register has), through the translate superpower with the real engines, in each tier:
 each language's messages as one request per register (formal, informal, and default).
-Printed per language and register:
+Printed per tier, language and register:
 - the share in the register asked for by the pronoun and verb-form rules
   (``text.formality.RegisterCheck``; target >= 95%), and, as a check written apart from
   those rules, the share with none of the other register's marker words of the line;
 - chrF against the reference of that register, and the default's against each;
 - seconds per request against the default's, in the same run;
-- the fast tier's engine note (the formality is not applied there).
+- the engine (the fast tier has none for en→de).
 """
 
 from __future__ import annotations
@@ -74,43 +74,47 @@ def has_word(word: str, text: str) -> bool:
 
 
 async def run(services: Services, lines: list[dict[str, Any]], check: RegisterCheck) -> None:
-    totals = {r: [0, 0, 0] for r in REGISTERS}  # by rules, by markers, of
-    for language in sorted({x["target_language"] for x in lines}):
-        group = [x for x in lines if x["target_language"] == language]
-        region = "PT" if group[0].get("variant") == "pt-PT" else None
-        default, _, default_seconds = await translate(services, group, "quality", "default")
-        for register in REGISTERS:
-            other = "informal" if register == "formal" else "formal"
-            texts, engines, seconds = await translate(services, group, "quality", register)
-            by_rules = by_markers = 0
-            for line, text in zip(group, texts, strict=True):
-                speaks = addresses_reader(line["text"], "en")
-                wrong = check.problems(text, language, region, register, speaks)
-                by_rules += not wrong
-                by_markers += not any(has_word(m, text) for m in line["markers"][other])
-                if wrong:
-                    print(f"  {line['id']} {register}: {wrong} in {text!r}")
-            references = [[x[register] for x in group]]
-            chrf = CHRF().corpus_score(texts, references).score
-            chrf_default = CHRF().corpus_score(default, references).score
-            n = len(group)
-            totals[register][0] += by_rules
-            totals[register][1] += by_markers
-            totals[register][2] += n
+    for tier in ("quality", "fast"):
+        totals = {r: [0, 0, 0] for r in REGISTERS}  # by rules, by markers, of
+        for language in sorted({x["target_language"] for x in lines}):
+            group = [x for x in lines if x["target_language"] == language]
+            region = "PT" if group[0].get("variant") == "pt-PT" else None
+            default, _, default_seconds = await translate(services, group, tier, "default")
+            for register in REGISTERS:
+                other = "informal" if register == "formal" else "formal"
+                texts, engines, seconds = await translate(services, group, tier, register)
+                if engines[0] == "none":
+                    print(f"{tier:7} en→{language}: no engine in this tier", flush=True)
+                    break
+                by_rules = by_markers = 0
+                for line, text in zip(group, texts, strict=True):
+                    speaks = addresses_reader(line["text"], "en")
+                    wrong = check.problems(text, language, region, register, speaks)
+                    by_rules += not wrong
+                    by_markers += not any(has_word(m, text) for m in line["markers"][other])
+                    if wrong:
+                        print(f"  {line['id']} {tier} {register}: {wrong} in {text!r}")
+                references = [[x[register] for x in group]]
+                chrf = CHRF().corpus_score(texts, references).score
+                chrf_default = CHRF().corpus_score(default, references).score
+                n = len(group)
+                totals[register] = [
+                    totals[register][0] + by_rules,
+                    totals[register][1] + by_markers,
+                    totals[register][2] + n,
+                ]
+                print(
+                    f"{tier:7} en→{language} {register:8}: {by_rules}/{n} ({by_rules / n:.0%}) by "
+                    f"the rules, {by_markers}/{n} ({by_markers / n:.0%}) by the markers; chrF "
+                    f"{chrf:.1f} (default {chrf_default:.1f}); {seconds:.1f} s (default "
+                    f"{default_seconds:.1f} s); engine {engines[0]!r}",
+                    flush=True,
+                )
+        for register, (rules, markers, n) in totals.items():
             print(
-                f"en→{language} {register:8}: {by_rules}/{n} ({by_rules / n:.0%}) by the rules, "
-                f"{by_markers}/{n} ({by_markers / n:.0%}) by the markers; chrF {chrf:.1f} "
-                f"(default {chrf_default:.1f}); {seconds:.1f} s (default {default_seconds:.1f} s)"
-                f"; engine {engines[0]!r}",
-                flush=True,
+                f"{tier:7} all {register:8}: {rules}/{n} ({rules / max(n, 1):.1%}) by the rules "
+                f"(target >= 95%), {markers}/{n} ({markers / max(n, 1):.1%}) by the markers"
             )
-        _, fast_engines, _ = await translate(services, group[:1], "fast", "formal")
-        print(f"en→{language} fast tier, formal: engine {fast_engines[0]!r}", flush=True)
-    for register, (rules, markers, n) in totals.items():
-        print(
-            f"all {register:8}: {rules}/{n} ({rules / n:.1%}) by the rules (target >= 95%), "
-            f"{markers}/{n} ({markers / n:.1%}) by the markers"
-        )
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Benchmark: glossary terms in translations, the rest of the sentence, and the cost.
 
-    python -m bench.glossary [--tiers fast,quality] [--rounds 5]
+    python -m bench.glossary [--tiers fast,quality] [--pairs es,fr,de,pt] [--rounds 5] [--no-cost]
 
 On ``bench/data/glossary_sentences.jsonl`` (60 support messages, 15 each en→es, en→fr, en→de,
 en→pt, each with its glossary terms and a reference translation that uses them), per tier
@@ -131,8 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiers", default="fast,quality")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pairs", default="es,fr,de,pt", help="target languages")
+    parser.add_argument("--no-cost", action="store_true", help="leave the timing out")
     args = parser.parse_args()
     lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
+    lines = [x for x in lines if x["target_language"] in args.pairs.split(",")]
     with tempfile.TemporaryDirectory() as data_dir:
         settings = Settings(data_dir=Path(data_dir), result_cache_ttl_seconds=0)
         services = build_services(settings)
@@ -147,7 +150,8 @@ def main() -> None:
         async def run() -> None:
             for tier in args.tiers.split(","):
                 await quality(services, lines, tier)
-            await cost(services, lines, args.rounds)
+            if not args.no_cost:
+                await cost(services, lines, args.rounds)
 
         asyncio.run(run())
         services.close()

@@ -153,7 +153,7 @@ def test_the_token_endpoint_documents_its_oauth_errors(document: dict[str, Any])
             "/message/summarize",
             {"summarize-request", "summarize-aspects-request", "summarize-redacted-request"},
         ),
-        ("/message/translate", {"translate-request"}),
+        ("/message/translate", {"translate-request", "translate-formality-request"}),
     ],
 )
 def test_the_examples_bodies_are_shown_and_valid(

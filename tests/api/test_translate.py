@@ -143,7 +143,8 @@ def test_formality_in_the_fast_tier_over_rest(client: TestClient) -> None:
         ["Can you check your invoice?"], translationMode="fast", formality="informal"
     )
     [[item]] = translate(client, data)
-    assert item["engine"] == "bergamot:en-pt-tiny (formality not applied)"
+    assert item["engine"] == "bergamot:en-pt-tiny"  # Brazilian Portuguese: você is informal
+    assert "você" in item["content"].casefold() and "senhor" not in item["content"]
 
 
 def test_languages_lists_both_tiers_with_figures(client: TestClient) -> None:

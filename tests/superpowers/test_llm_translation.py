@@ -127,6 +127,18 @@ def test_without_formality_nothing_is_said_or_checked() -> None:
     assert "Address the reader" not in engine.chats[0][-1]["content"]
 
 
+def test_a_glossarys_terms_are_told() -> None:
+    engine = ScriptedEngine([" Ouvrez le tableau de bord."])
+    translator = LlmTranslator(engine, ["en", "fr"])
+    terms = [("dashboard", "tableau de bord")]
+    [result] = translator.translate([("Open the dashboard.",)], "en", "fr", terms=terms)
+    assert result == ("Ouvrez le tableau de bord.",)
+    assert (
+        'Translate these terms exactly so: "dashboard" as "tableau de bord".'
+        in (engine.chats[0][-1]["content"])
+    )
+
+
 @pytest.mark.model
 @pytest.mark.usefixtures("loaded_engines")
 def test_real_model_keeps_the_markdown_of_the_corpus(services: Services) -> None:

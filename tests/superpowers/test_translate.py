@@ -19,6 +19,7 @@ from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode, Formality
 from threadwise.services import Services
+from threadwise.superpowers.registers import Registers
 from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
@@ -335,15 +336,24 @@ def test_glossary_terms_in_the_models_translation(services: Services) -> None:
     assert "reembolso" in item.content and (item.engine or "").startswith("llama.cpp"), item
 
 
-def test_the_fast_tier_says_it_did_not_apply_the_formality(services: Services) -> None:
-    text = ["Can you check your invoice?"]
-    formal = body(text, targetLanguages=["es", "en"], translationMode="fast", formality="formal")
-    [[spanish], [english]] = asyncio.run(services.translate(formal))
-    assert spanish.engine == "apertium:eng-spa (formality not applied)"
-    assert english.engine == "none"  # English was not translated; it has no registers anyway
-    plain = body(text, targetLanguages=["es"], translationMode="fast", formality="default")
-    [[spanish]] = asyncio.run(services.translate(plain))
-    assert spanish.engine == "apertium:eng-spa"
+def test_the_fast_tier_rewrites_its_engines_lines_into_the_register(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = services.translator.registers.check
+    text = ["Can you check your invoice and send us your address?"]
+    for formality in ("formal", "informal"):
+        request = body(
+            text, targetLanguages=["es", "en"], translationMode="fast", formality=formality
+        )
+        [[spanish], [english]] = asyncio.run(services.translate(request))
+        assert spanish.engine == "apertium:eng-spa", spanish
+        assert check.problems(spanish.content, "es", None, formality, True) == [], spanish
+        assert english.engine == "none"  # not translated; English has one register anyway
+    # An engine's line that stays in the other register says so.
+    monkeypatch.setattr(services.translator, "registers", Registers(check))
+    request = body(text, targetLanguages=["es"], translationMode="fast", formality="formal")
+    [[spanish]] = asyncio.run(services.translate(request))
+    assert spanish.engine == "apertium:eng-spa (formality not applied)", spanish
 
 
 @pytest.mark.model
@@ -360,8 +370,8 @@ def test_the_model_writes_in_the_register_asked_for(services: Services) -> None:
             [text], targetLanguages=[tag], translationMode="quality", formality=formality
         )
         [[item]] = asyncio.run(services.translate(request))
-        # en→pt's quality engine is Bergamot, which cannot be told: the model translates.
-        assert (item.engine or "").startswith("llama.cpp"), item
+        # en→pt's quality engine, Bergamot, is not told: its lines are rewritten.
+        assert (item.engine or "").startswith("bergamot" if tag == "pt-PT" else "llama.cpp"), item
         language, _, region = tag.partition("-")
         found = check.problems(item.content, language, region or None, formality, True)
         assert found == [], (item.content, found)

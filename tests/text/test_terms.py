@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from threadwise.text.protected import protected_counts
-from threadwise.text.terms import Term, mask_terms
+from threadwise.text.terms import Term, mask_terms, near_spans
 
 TERMS = (
     Term("dashboard", "panel de control"),
@@ -40,3 +40,17 @@ def test_code_urls_and_addresses_are_left_alone() -> None:
 
 def test_no_terms_no_change() -> None:
     assert mask_terms("Open the dashboard.", ()).text == "Open the dashboard."
+
+
+def test_near_spans_find_a_terms_own_wording_in_context() -> None:
+    text = "Tente uma redefinição de fábrica: mantenha o botão de alimentação por 15 segundos."
+    [(start, end)] = near_spans("reset de fábrica", text, 1)
+    assert text[start:end] == "redefinição de fábrica"
+    # An article the term gained alone, a hyphen, a note in brackets.
+    text = "Pode pagar em 10 parcelas sem juros no checkout."
+    assert [text[s:e] for s, e in near_spans("as parcelas", text, 1)] == ["parcelas"]
+    assert [text[s:e] for s, e in near_spans("check-out (a)", text, 1)] == ["checkout"]
+    # Nothing alike, or not just as often as the source has the term: none.
+    assert near_spans("top-up", "Compre um recarte de 2 GB.", 1) == []
+    twice = "La actualización falló; pruebe la actualización otra vez."
+    assert near_spans("firmware actualización", twice, 1) == []

@@ -79,8 +79,10 @@ class LlmTranslator:
         region: str | None = None,
         deadline: Deadline | None = None,
         formality: Formality = "default",
+        terms: Sequence[tuple[str, str]] = (),
     ) -> list[Parts | None]:
-        return self._run(segments, None, source, target, region, deadline, formality)
+        """``terms``: (source, translation) pairs the lines must translate so."""
+        return self._run(segments, None, source, target, region, deadline, formality, terms)
 
     def post_edit(
         self,
@@ -91,9 +93,10 @@ class LlmTranslator:
         region: str | None = None,
         deadline: Deadline | None = None,
         formality: Formality = "default",
+        terms: Sequence[tuple[str, str]] = (),
     ) -> list[Parts | None]:
         """Improve another engine's ``drafts``; a segment without a draft is translated."""
-        return self._run(segments, drafts, source, target, region, deadline, formality)
+        return self._run(segments, drafts, source, target, region, deadline, formality, terms)
 
     def _run(
         self,
@@ -104,10 +107,12 @@ class LlmTranslator:
         region: str | None,
         deadline: Deadline | None,
         formality: Formality = "default",
+        terms: Sequence[tuple[str, str]] = (),
     ) -> list[Parts | None]:
         ask = _Asking(
             (language_name(source), language_name(target, region)),
             instruction(target, region, formality),
+            _terms_rule(terms),
         )
         results: list[Parts | None] = [None] * len(segments)
         chunks = self._chunks(segments)
@@ -229,7 +234,7 @@ class LlmTranslator:
         # Most chat lines carry no markup: the rule about tags would only cost prompt time.
         tagged = any(tags_of(segments[i]) for i in chunk)
         tag_rule = f" {translation_prompts.TAG_RULE}" if tagged else ""
-        register_rule = f" {ask.register_rule}" if ask.register_rule else ""
+        register_rule = "".join(f" {r}" for r in (ask.register_rule, ask.terms_rule) if r)
         reminder = f"\n\n({ask.register_rule})" if ask.reminder and ask.register_rule else ""
         if drafts is None:
             return translation_prompts.TRANSLATE.format(
@@ -275,7 +280,16 @@ class _Asking:
 
     names: tuple[str, str]
     register_rule: str = ""
+    terms_rule: str = ""
     reminder: bool = False
+
+
+def _terms_rule(terms: Sequence[tuple[str, str]]) -> str:
+    """The prompt's sentence about a glossary's terms ("" for none)."""
+    if not terms:
+        return ""
+    pairs = "; ".join(f'"{source}" as "{target}"' for source, target in terms)
+    return f"Translate these terms exactly so: {pairs}."
 
 
 def _numbered(segments: Sequence[Parts], chunk: Sequence[int]) -> str:

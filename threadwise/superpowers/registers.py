@@ -1,8 +1,9 @@
 """Keeping a translation in the register a request asks for (``request.settings.formality``).
 
-A line the model wrote in the other register is rewritten word by word where the language
-has the dictionaries for it (``text.readdressing``), and is otherwise left for the model to
-be asked again; either way the version with fewer words of the other register is kept.
+A line in the other register (the model's, or a machine engine's, which cannot be told) is
+rewritten word by word where the language has the dictionaries for it
+(``text.readdressing``); the model's is otherwise asked again. Either way the version
+closer to the register is kept.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 
 from threadwise.protocol import Formality
 from threadwise.text.formality import (
+    NO_INFORMAL_FORM,
     RegisterCheck,
     addresses_reader,
     applies,
@@ -25,6 +27,10 @@ class Registers:
 
     check: RegisterCheck = field(default_factory=RegisterCheck)
     readdresser: Readdresser | None = None
+
+    def rewrites(self, language: str, formality: Formality) -> bool:
+        """Whether a line into ``language`` can be rewritten into ``formality``'s register."""
+        return self.readdresser is not None and self.readdresser.rewrites(language, formality)
 
     def keeper(
         self, source: str, target: str, region: str | None, formality: Formality
@@ -45,16 +51,25 @@ class RegisterKeeper:
     formality: Formality
 
     def problems(self, segment: Parts, translated: Parts) -> int:
-        """How many words of ``translated`` (of ``segment``) are in the other register."""
+        """How far ``translated`` (of ``segment``) is from the register: two for each word
+        of the other one, one for an informal line to the reader that shows no informal word
+        (a request, "Retourne l'objet", may be either: the words alone cannot tell)."""
         speaks = addresses_reader(text_of(segment), self.source)
         check = self.registers.check
         found = check.problems(
             text_of(translated), self.target, self.region, self.formality, speaks
         )
-        return len(found)
+        return sum(1 if word == NO_INFORMAL_FORM else 2 for word in found)
+
+    def misaddressed(self, source: str, translated: str) -> list[str]:
+        """The words of the other register in ``translated`` (a whole message)."""
+        speaks = addresses_reader(source, self.source)
+        check = self.registers.check
+        found = check.problems(translated, self.target, self.region, self.formality, speaks)
+        return [word for word in found if word != NO_INFORMAL_FORM]
 
     def kept(self, segment: Parts, translated: Parts) -> tuple[Parts, int]:
-        """``translated``, rewritten into the register if that leaves fewer problems, and
+        """``translated``, rewritten into the register unless that leaves more problems, and
         how many are left."""
         count = self.problems(segment, translated)
         readdresser = self.registers.readdresser
@@ -67,4 +82,6 @@ class RegisterKeeper:
             for p in translated
         )
         left = self.problems(segment, rewritten)
-        return (rewritten, left) if left < count else (translated, count)
+        # As close, but rewritten: a request the words cannot tell from a statement
+        # ("reinicia": restart!, or it restarts) reads as the rules took it.
+        return (rewritten, left) if left <= count else (translated, count)

@@ -51,7 +51,7 @@ from threadwise.text.markdown_segments import (
 )
 from threadwise.text.markdown_structure import inline_problems, structure_problems
 from threadwise.text.tagged import Parts, Tag, text_of
-from threadwise.text.terms import Glossary, MaskedTerms, Term, mask_terms
+from threadwise.text.terms import Glossary, MaskedTerms, Term, mask_terms, near_spans
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,8 @@ class Wording:
 
     terms: tuple[Term, ...] = ()
     formality: Formality = "default"
+    # Terms the model is told in its prompt (and checked for after), rather than replaced.
+    told: tuple[Term, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ class Translator:
         self.llm = llm
         self.dictionaries = dictionaries
         self.segmenter = MarkdownSegmenter()
+        # The model's check and rewriter of registers; machine engines' lines use them too.
+        self.registers = llm.registers
         # (engine, source, target, term) → the engine's translation of the term alone.
         self._term_translations: dict[tuple[str, str, str, str], str] = {}
 
@@ -270,8 +274,13 @@ class Translator:
         (``text.terms``); the model writes in its register (``text.formality``)."""
         if wording.terms:
             return self._with_terms(engine, messages, source, target, deadline, wording)
-        translate = self._segment_translator(engine, source, target, deadline, wording.formality)
+        translate = self._segment_translator(engine, source, target, deadline, wording)
         name = self.engine_name(engine, source, target)
+        # A machine engine cannot be told the register: its lines are rewritten into it, and
+        # a message still in the other one says so.
+        keeper = None if uses_llm(engine) else self.registers.keeper(
+            source, target.language, target.region, wording.formality
+        )  # fmt: skip
         segments = [s for m in messages for s in m.segments]
         first = translate([s.parts for s in segments])
         rendered = iter(
@@ -291,6 +300,9 @@ class Translator:
                     log.warning("structure not kept even split; message returned as written")
                     results.append(Translated(message.text, UNCHANGED))
                     continue
+            if keeper is not None and keeper.misaddressed(message.text, text):
+                results.append(Translated(text, name + FORMALITY_NOT_APPLIED))
+                continue
             results.append(Translated(text, name))
         return results
 
@@ -305,16 +317,14 @@ class Translator:
     ) -> list[Translated]:
         """``translate_group`` with terms. A machine engine translates each message as it
         is, and its own translation of each term (the term translated alone) is replaced by
-        the glossary's: the sentence reads as the engine writes it. Where that does not find
-        every term (another wording; or the model, which is not asked twice), the terms are
-        placeholders (``text.terms``), which every engine keeps, then their translations."""
+        the glossary's: the sentence reads as the engine writes it. The model is told the
+        terms' translations and its lines checked for them. Where a term is missing, the
+        terms are placeholders (``text.terms``), which every engine keeps, then their
+        translations."""
         masked = [mask_terms(m.text, wording.terms) for m in messages]
         registered = Wording(formality=wording.formality)
         termed = [i for i, m in enumerate(masked) if m.targets]
         machine = not uses_llm(engine)
-        plain = list(range(len(messages))) if machine else [
-            i for i in range(len(messages)) if not masked[i].targets
-        ]  # fmt: skip
         keys = {
             (engine, source, target.tag, term.source.casefold()): term.source
             for i in termed
@@ -322,27 +332,22 @@ class Translator:
         }
         unknown = [k for k in keys if machine and k not in self._term_translations]
         # First each message as it is (and the terms not yet asked, alone), ...
-        batch = [
-            *(messages[i] for i in plain),
-            *(self.segmenter.segment(keys[k]) for k in unknown),
-        ]
-        done = iter(
-            self.translate_group(engine, batch, source, target, deadline, registered)
-            if batch
-            else []
-        )
-        plain_done = {i: next(done) for i in plain}
+        found = tuple(dict.fromkeys(term for i in termed for term, _ in masked[i].counts))
+        told = Wording(formality=wording.formality, told=() if machine else found)
+        batch = [*messages, *(self.segmenter.segment(keys[k]) for k in unknown)]
+        done = iter(self.translate_group(engine, batch, source, target, deadline, told))
+        plain_done = [next(done) for _ in messages]
         for key in unknown:
             if len(self._term_translations) >= _TERM_TRANSLATIONS:
                 self._term_translations.pop(next(iter(self._term_translations)))
             self._term_translations[key] = next(done).text
-        results: dict[int, Translated] = {
-            i: t for i, t in plain_done.items() if not masked[i].targets
-        }
+        results = {i: t for i, t in enumerate(plain_done) if not masked[i].targets}
         for i in termed:
-            if i in plain_done and plain_done[i].engine != UNCHANGED:
-                replaced = self._own_terms_replaced(
-                    plain_done[i].text, masked[i], engine, source, target
+            if plain_done[i].engine != UNCHANGED:
+                replaced = (
+                    self._own_terms_replaced(plain_done[i].text, masked[i], engine, source, target)
+                    if machine
+                    else _told_terms_kept(plain_done[i].text, masked[i])
                 )
                 if replaced is not None:
                     results[i] = Translated(replaced, plain_done[i].engine)
@@ -372,17 +377,26 @@ class Translator:
             own = self._term_translations.get(
                 (engine, source, target.tag, term.source.casefold()), ""
             ).strip()
-            found = list(re.finditer(rf"(?<!\w){re.escape(own)}(?!\w)", translated, re.I))
+            found = [
+                m.span() for m in re.finditer(rf"(?<!\w){re.escape(own)}(?!\w)", translated, re.I)
+            ]
+            if own and len(found) != count:
+                found = near_spans(own, translated, count)
             if not own or len(found) != count:
                 if _occurrences(term.target, translated) == count:
                     continue  # the engine chose the glossary's word itself
                 return None
-            for match in reversed(found):
+            for start, end in reversed(found):
                 replacement = term.target
-                if match.group()[:1].isupper() and not term.target[:1].isupper():
+                if translated[start : start + 1].isupper() and not term.target[:1].isupper():
                     replacement = replacement[:1].upper() + replacement[1:]
-                translated = translated[: match.start()] + replacement + translated[match.end() :]
+                translated = translated[:start] + replacement + translated[end:]
         return translated
+
+    def only_the_model_can(self, formality: Formality, language: str) -> bool:
+        """Whether a translation into ``language`` in ``formality``'s register needs the
+        model: the register applies, and the machine engines' lines cannot be rewritten."""
+        return applies(formality, language) and not self.registers.rewrites(language, formality)
 
     def engine_name(self, engine: str, source: str, target: LanguageTag) -> str:
         if engine == LLM:
@@ -399,12 +413,14 @@ class Translator:
         source: str,
         target: LanguageTag,
         deadline: Deadline | None,
-        formality: Formality = "default",
+        wording: Wording,
     ) -> Callable[[Sequence[Parts]], list[Parts | None]]:
         language, region = target.language, target.region
+        formality = wording.formality
+        told = [(t.source, t.target) for t in wording.told]
         if engine == LLM:
             return lambda parts: self.llm.translate(
-                parts, source, language, region, deadline, formality
+                parts, source, language, region, deadline, formality, told
             )
         draft = draft_engine(engine)
         if draft is not None:
@@ -413,12 +429,23 @@ class Translator:
             def post_edited(parts: Sequence[Parts]) -> list[Parts | None]:
                 drafts = drafter.translate(parts, source, language, region, deadline)
                 return self.llm.post_edit(
-                    parts, drafts, source, language, region, deadline, formality
+                    parts, drafts, source, language, region, deadline, formality, told
                 )
 
             return post_edited
         machine = self.engines[engine]
-        return lambda parts: machine.translate(parts, source, language, region, deadline)
+        keeper = self.registers.keeper(source, language, region, wording.formality)
+        if keeper is None:
+            return lambda parts: machine.translate(parts, source, language, region, deadline)
+
+        def readdressed(segments: Sequence[Parts]) -> list[Parts | None]:
+            translated = machine.translate(segments, source, language, region, deadline)
+            return [
+                keeper.kept(segment, parts)[0] if parts is not None else None
+                for segment, parts in zip(segments, translated, strict=True)
+            ]
+
+        return readdressed
 
     def _checked(
         self,
@@ -541,7 +568,7 @@ class TranslateSuperpower:
                 messages = [segmented[i] for i in indices]
                 route = self.translator.router.route(source, target.language)
                 # No route: written in a language no engine translates from (Italian, say).
-                registered = applies(job.formality, target.language)
+                registered = self.translator.only_the_model_can(job.formality, target.language)
                 engine = route.engine(job.tier, registered) if route is not None else NO_ENGINE
                 if engine == NO_ENGINE:
                     # Returned as written, its sourceLanguage saying why, rather than failing
@@ -551,8 +578,6 @@ class TranslateSuperpower:
                     deadline.check()
                     wording = job.wording(source, target.language)
                     done = self._fast_now(engine, messages, source, target, deadline, wording)
-                    if registered:
-                        done = [_noted(t, FORMALITY_NOT_APPLIED) for t in done]
                 else:
                     continue
                 prepared.done[(number, source)] = done
@@ -573,7 +598,7 @@ class TranslateSuperpower:
         translator, queue = model.value.translator, model.value.queue
         route = translator.router.route(source, target.language)
         assert route is not None, "routed in _prepare"
-        registered = applies(wording.formality, target.language)
+        registered = translator.only_the_model_can(wording.formality, target.language)
         engine = route.engine(tier, registered)
         fallback = route.fast if route.fast != NO_ENGINE else None
         reason = None
@@ -616,8 +641,7 @@ class TranslateSuperpower:
             None,
             sum(len(m.text) for m in messages),
         )
-        note = f" (fast fallback: {reason})" + (FORMALITY_NOT_APPLIED if registered else "")
-        return [_noted(t, note) for t in fast]
+        return [_fallback(t, f" (fast fallback: {reason})") for t in fast]
 
     def _fast_now(
         self,
@@ -651,6 +675,23 @@ class TranslateSuperpower:
 
 def _occurrences(phrase: str, text: str) -> int:
     return len(re.findall(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE))
+
+
+def _told_terms_kept(translated: str, masked: MaskedTerms) -> str | None:
+    """``translated`` if it says each term's translation as often as the source has the
+    term (the model was told them), else None."""
+    for term, count in masked.counts:
+        if _occurrences(term.target, translated) < count:
+            return None
+    return translated
+
+
+def _fallback(translated: Translated, note: str) -> Translated:
+    """``note`` on a fast engine's translation, before its note on the formality."""
+    if translated.engine.endswith(FORMALITY_NOT_APPLIED):
+        name = translated.engine.removesuffix(FORMALITY_NOT_APPLIED)
+        return Translated(translated.text, name + note + FORMALITY_NOT_APPLIED)
+    return _noted(translated, note)
 
 
 def _noted(translated: Translated, note: str) -> Translated:

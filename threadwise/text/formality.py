@@ -40,6 +40,8 @@ class _Rules:
 _SPANISH = _Rules(
     informal=frozenset(
         {"tú", "tu", "tus", "te", "ti", "contigo", "tuyo", "tuya", "tuyos", "tuyas"}
+        # vosotros, the informal plural (how Apertium writes "you")
+        | {"vosotros", "vosotras", "os", "vuestro", "vuestra", "vuestros", "vuestras"}
     ),
     formal=frozenset({"usted", "ustedes", "ud", "uds", "vd", "vds"}),
     instruction=(

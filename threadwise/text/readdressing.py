@@ -56,8 +56,12 @@ class _Unit:
 
     @property
     def only_verb(self) -> bool:
-        """Every reading a verb: "Pode", not "cita" (a noun too) or "una"."""
-        return all(_VERB.search(r.split("+")[0]) for r in self.readings)
+        """A verb and nothing but a verb or an adjective: "Pode", "precisa", not "cita" (a
+        noun too) or "una" (an article too)."""
+        heads = [r.split("+")[0] for r in self.readings]
+        return any(_VERB.search(h) for h in heads) and all(
+            _VERB.search(h) or "<adj>" in h for h in heads
+        )
 
     @property
     def opens_clause(self) -> bool:
@@ -94,6 +98,12 @@ class Readdresser:
         self.analyze = analyze
         self.generate = generate
         self.languages = languages & {"es", "fr", "pt"}
+
+    def rewrites(self, language: str, formality: Formality) -> bool:
+        """Whether lines into ``language`` can be rewritten into ``formality``'s register."""
+        if language == "de":
+            return formality == "informal"
+        return language in self.languages
 
     def rewrite(self, text: str, language: str, region: str | None, formality: Formality) -> str:
         """``text`` in ``formality``'s register (as it is, where nothing is to change)."""
@@ -364,6 +374,17 @@ def _plan_iberian(units: list[_Unit], language: str, brazilian: bool, informal: 
     possessives = _POSSESSIVES[language]
     if not informal:
         possessives = {v: k for k, v in possessives.items()}
+    if language == "es":  # vosotros (Apertium's "you"): one reader, in either register
+        singular = possessives if informal else _POSSESSIVES["es"]
+        possessives = possessives | {
+            plural: singular[one] if informal else one
+            for plural, one in (
+                ("vuestro", "su"),
+                ("vuestra", "su"),
+                ("vuestros", "sus"),
+                ("vuestras", "sus"),
+            )
+        }
     formal_clitic, informal_clitic = _CLITIC[language]
     old_clitic, new_clitic = (
         (formal_clitic, informal_clitic) if informal else (informal_clitic, formal_clitic)
@@ -380,8 +401,11 @@ def _plan_iberian(units: list[_Unit], language: str, brazilian: bool, informal: 
             plan[index] = _Word(
                 " ".join(possessives.get(w.casefold(), w) for w in unit.surface.split())
             )
-        elif unit.key == old_clitic and unit.has("<prn><pro>"):
+        elif (unit.key == old_clitic or unit.key == "os") and unit.has("<prn><pro>"):
             plan[index] = _Word(new_clitic)
+        elif unit.key in ("vosotros", "vosotras") and language == "es":
+            plan[index] = _Word("tú" if informal else "usted")
+            addressed.add(index + 1)
         elif (informal and unit.key in ("usted", "você")) or (
             informal
             and unit.key in ("senhor", "senhora")
@@ -439,7 +463,14 @@ def _iberian_verb(
     second person, or (to informal) in the third with no subject before it in its clause
     or right after the reader's pronoun; at its clause's start, a request."""
     unit = units[index]
-    first = start == index
+    # A request opens a sentence or a clause after a comma or "and"; after "que" or "se" a
+    # verb in the subjunctive looks like one ("que tenha": that you have).
+    subordinate = index > 0 and any(
+        tag in r for r in units[index - 1].readings for tag in ("<cnjsub>", "<rel>", "<cnjadv>")
+    )
+    first = start == index and not subordinate
+    if unit.has("<p2><pl>"):  # vosotros: "Revisad", "podéis"
+        return _verb_form(unit, "<p2><pl>", "<p2><sg>" if informal else "<p3><sg>", None)
     if not informal:
         if first and unit.has("<imp><p2><sg>"):
             return _verb_form(unit, "<imp><p2><sg>", "<imp><p3><sg>", None)

@@ -105,3 +105,53 @@ def _pattern(terms: tuple[Term, ...]) -> re.Pattern[str]:
 
 def _key(term: Term) -> str:
     return term.source.strip() if term.case_sensitive else term.source.strip().casefold()
+
+
+_WORDS = re.compile(r"\w+(?:[-'\u2019]\w+)*")
+# Words a term translated alone may gain ("as parcelas") and a note ("top-up (a)").
+_ARTICLES = frozenset(
+    {
+        *("a", "an", "the", "o", "os", "as", "um", "uma", "uns", "umas", "el", "la", "los"),
+        *("las", "un", "una", "unos", "unas", "le", "les", "l'", "des", "der", "die", "das"),
+        *("den", "dem", "ein", "eine", "einen", "einem", "einer"),
+    }
+)
+# How alike (Dice on letter trigrams) a span must be to the term's own translation.
+NEAR_ENOUGH = 0.5
+
+
+def near_spans(own: str, translated: str, count: int) -> list[tuple[int, int]]:
+    """Where ``translated`` says what the engine translated a term alone as, when it words it
+    a little differently in context ("redefinição de fábrica" for "reset de fábrica"): the
+    ``count`` spans of about as many words most alike to it, each alike enough and sharing
+    a word with it; [] when there are not just ``count`` of them."""
+    words = [w.casefold() for w in _WORDS.findall(re.sub(r"\([^)]*\)", " ", own))]
+    while words and words[0] in _ARTICLES:
+        words = words[1:]
+    if not words:
+        return []
+    wanted = _trigrams(" ".join(words))
+    tokens = list(_WORDS.finditer(translated))
+    scored: list[tuple[float, int, int]] = []
+    # As many words or one more, never fewer: a part of the wording replaced would leave the
+    # rest of it beside the term.
+    for size in (len(words), len(words) + 1):
+        for first in range(len(tokens) - size + 1):
+            window = [t.group().casefold() for t in tokens[first : first + size]]
+            shared = {w.replace("-", "") for w in window} & {w.replace("-", "") for w in words}
+            if window[0] in _ARTICLES or not shared:
+                continue
+            grams = _trigrams(" ".join(window))
+            score = 2 * len(wanted & grams) / (len(wanted) + len(grams))
+            if score >= NEAR_ENOUGH:
+                scored.append((score, tokens[first].start(), tokens[first + size - 1].end()))
+    chosen: list[tuple[int, int]] = []
+    for _, start, end in sorted(scored, reverse=True):
+        if all(end <= s or e <= start for s, e in chosen):
+            chosen.append((start, end))
+    return sorted(chosen) if len(chosen) == count else []
+
+
+def _trigrams(text: str) -> set[str]:
+    padded = f" {text.replace('-', '')} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}

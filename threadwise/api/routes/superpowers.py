@@ -48,7 +48,12 @@ _SUMMARIZE_BODY = _body(
         "summarize-redacted-request": "Personal data kept from the model, restored in the answer",
     }
 )
-_TRANSLATE_BODY = _body(**{"translate-request": "Messages translated into Spanish"})
+_TRANSLATE_BODY = _body(
+    **{
+        "translate-request": "Messages translated into Spanish",
+        "translate-formality-request": "Into three languages, addressing the reader informally",
+    }
+)
 
 
 @router.post(
