@@ -1,11 +1,17 @@
-"""What the benchmarks share: their support chats and a percentile."""
+"""What the benchmarks share: their support chats, a percentile, and loaded services."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from threadwise.config import Settings
+from threadwise.services import Services, build_services
 
 DATA = Path(__file__).parent / "data"
 
@@ -25,3 +31,24 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not ordered:
         return float("nan")
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+@contextmanager
+def loaded_services(**settings: Any) -> Iterator[Services]:
+    """Services with the real engines loaded, in a data directory of their own, the result
+    cache off; ``settings`` as ``Settings`` takes them."""
+    with tempfile.TemporaryDirectory() as data_dir:
+        services = build_services(
+            Settings(data_dir=Path(data_dir), result_cache_ttl_seconds=0, **settings)
+        )
+        services.start()
+        deadline = time.monotonic() + 300
+        while not services.loaded:
+            if services.load_error is not None:
+                raise services.load_error
+            assert time.monotonic() < deadline, "the engines did not load in 300 s"
+            time.sleep(0.2)
+        try:
+            yield services
+        finally:
+            services.close()

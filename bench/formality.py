@@ -1,6 +1,6 @@
 """Benchmark: translations in the register asked for (``request.settings.formality``).
 
-    python -m bench.formality [--languages es,fr,de,pt] [--limit 40]
+    python -m bench.formality [--languages es,fr,de,pt] [--limit 40] [--tiers quality,fast]
 
 On ``bench/data/formality_sentences.jsonl`` (40 English support messages a language, each
 with a formal and an informal reference into es, fr, de and pt-PT, and the marker words only
@@ -21,18 +21,17 @@ import argparse
 import asyncio
 import json
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from sacrebleu.metrics.chrf import CHRF
 
-from threadwise.config import Settings
+from bench.common import loaded_services
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import Formality
-from threadwise.services import Services, build_services
+from threadwise.services import Services
 from threadwise.text.formality import RegisterCheck, addresses_reader
 
 SET = Path(__file__).with_name("data") / "formality_sentences.jsonl"
@@ -73,8 +72,10 @@ def has_word(word: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
 
 
-async def run(services: Services, lines: list[dict[str, Any]], check: RegisterCheck) -> None:
-    for tier in ("quality", "fast"):
+async def run(
+    services: Services, lines: list[dict[str, Any]], check: RegisterCheck, tiers: list[str]
+) -> None:
+    for tier in tiers:
         totals = {r: [0, 0, 0] for r in REGISTERS}  # by rules, by markers, of
         for language in sorted({x["target_language"] for x in lines}):
             group = [x for x in lines if x["target_language"] == language]
@@ -121,29 +122,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--languages", default="es,fr,de,pt")
     parser.add_argument("--limit", type=int, default=40, help="messages per language")
+    parser.add_argument("--tiers", default="quality,fast")
     args = parser.parse_args()
     wanted = args.languages.split(",")
     lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
     lines = [x for x in lines if x["target_language"] in wanted]
     lines = [x for x in lines if int(x["id"].rsplit("-", 1)[1]) <= args.limit]
-    with tempfile.TemporaryDirectory() as data_dir:
-        # The model takes its time: no fallback to the fast engine, which has no register.
-        settings = Settings(
-            data_dir=Path(data_dir), result_cache_ttl_seconds=0, translation_timeout_seconds=900
-        )
-        services = build_services(settings)
-        services.start()
-        deadline = time.monotonic() + 300
-        while not services.loaded:
-            if services.load_error is not None:
-                raise services.load_error
-            assert time.monotonic() < deadline, "the engines did not load in 300 s"
-            time.sleep(0.2)
+    # The model takes its time: no fallback to a fast engine.
+    with loaded_services(translation_timeout_seconds=900) as services:
         apertium = ApertiumEngine(("en", "es", "fr", "de", "pt"))
         check = RegisterCheck(apertium.analyze, apertium.analyzed_languages())
-        asyncio.run(run(services, lines, check))
+        asyncio.run(run(services, lines, check, args.tiers.split(",")))
         apertium.close()
-        services.close()
 
 
 if __name__ == "__main__":

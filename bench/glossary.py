@@ -21,16 +21,15 @@ import asyncio
 import json
 import re
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from sacrebleu.metrics.chrf import CHRF
 
-from threadwise.config import Settings
+from bench.common import loaded_services
 from threadwise.payload import PayloadLimits, parse_message_body
-from threadwise.services import Services, build_services
+from threadwise.services import Services
 from threadwise.superpowers.translate import UNCHANGED
 from threadwise.text.terms import Glossary, Term
 
@@ -136,16 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
     lines = [x for x in lines if x["target_language"] in args.pairs.split(",")]
-    with tempfile.TemporaryDirectory() as data_dir:
-        settings = Settings(data_dir=Path(data_dir), result_cache_ttl_seconds=0)
-        services = build_services(settings)
-        services.start()
-        deadline = time.monotonic() + 300
-        while not services.loaded:
-            if services.load_error is not None:
-                raise services.load_error
-            assert time.monotonic() < deadline, "the engines did not load in 300 s"
-            time.sleep(0.2)
+    with loaded_services() as services:
 
         async def run() -> None:
             for tier in args.tiers.split(","):
@@ -154,7 +144,6 @@ def main() -> None:
                 await cost(services, lines, args.rounds)
 
         asyncio.run(run())
-        services.close()
 
 
 if __name__ == "__main__":

@@ -35,14 +35,15 @@ class _Rules:
     formal_capitalized: frozenset[str] = frozenset()  # formal when capitalized mid-sentence
     formal_phrases: tuple[str, ...] = ()
     instruction: tuple[str, str] = ("", "")  # formal, informal
+    plural: frozenset[str] = frozenset()  # words for several readers, wrong in either register
 
 
 _SPANISH = _Rules(
     informal=frozenset(
         {"tú", "tu", "tus", "te", "ti", "contigo", "tuyo", "tuya", "tuyos", "tuyas"}
-        # vosotros, the informal plural (how Apertium writes "you")
-        | {"vosotros", "vosotras", "os", "vuestro", "vuestra", "vuestros", "vuestras"}
     ),
+    # vosotros, the informal plural (how Apertium writes "you"): not for one reader
+    plural=frozenset({"vosotros", "vosotras", "os", "vuestro", "vuestra", "vuestros", "vuestras"}),
     formal=frozenset({"usted", "ustedes", "ud", "uds", "vd", "vds"}),
     instruction=(
         "Address the reader formally, as usted (su, le and the verb forms of usted); "
@@ -182,10 +183,11 @@ class RegisterCheck:
             return []
         rules = _rules(language, region)
         informal, formal = self._evidence(text, language, rules)
+        plural = _unique([w for w in _WORD.findall(text) if w.casefold() in rules.plural])
         if formality == "formal":
-            return informal
-        if formal:
-            return formal
+            return informal + plural
+        if formal or plural:
+            return formal + plural
         if speaks_to_reader and not informal:
             return [NO_INFORMAL_FORM]
         return []

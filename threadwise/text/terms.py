@@ -116,15 +116,17 @@ _ARTICLES = frozenset(
         *("den", "dem", "ein", "eine", "einen", "einem", "einer"),
     }
 )
-# How alike (Dice on letter trigrams) a span must be to the term's own translation.
-NEAR_ENOUGH = 0.5
+# How alike (Dice on letter trigrams) a span must be to the term's own translation, and how
+# long a word they share ("de" is not enough).
+NEAR_ENOUGH = 0.4
+SHARED_LETTERS = 4
 
 
 def near_spans(own: str, translated: str, count: int) -> list[tuple[int, int]]:
     """Where ``translated`` says what the engine translated a term alone as, when it words it
     a little differently in context ("redefinição de fábrica" for "reset de fábrica"): the
-    ``count`` spans of about as many words most alike to it, each alike enough and sharing
-    a word with it; [] when there are not just ``count`` of them."""
+    ``count`` spans of as many words or one more most alike to it, each alike enough and
+    sharing a word of some length with it; [] when there are not just ``count`` of them."""
     words = [w.casefold() for w in _WORDS.findall(re.sub(r"\([^)]*\)", " ", own))]
     while words and words[0] in _ARTICLES:
         words = words[1:]
@@ -139,7 +141,7 @@ def near_spans(own: str, translated: str, count: int) -> list[tuple[int, int]]:
         for first in range(len(tokens) - size + 1):
             window = [t.group().casefold() for t in tokens[first : first + size]]
             shared = {w.replace("-", "") for w in window} & {w.replace("-", "") for w in words}
-            if window[0] in _ARTICLES or not shared:
+            if window[0] in _ARTICLES or all(len(w) < SHARED_LETTERS for w in shared):
                 continue
             grams = _trigrams(" ".join(window))
             score = 2 * len(wanted & grams) / (len(wanted) + len(grams))
