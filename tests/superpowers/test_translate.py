@@ -375,3 +375,28 @@ def test_the_model_writes_in_the_register_asked_for(services: Services) -> None:
         language, _, region = tag.partition("-")
         found = check.problems(item.content, language, region or None, formality, True)
         assert found == [], (item.content, found)
+
+
+def test_only_the_sentence_that_lost_a_term_is_translated_again(services: Services) -> None:
+    # Bergamot words "top-up" in context nothing like alone ("recarte"): that sentence is
+    # translated again with a placeholder; the other keeps the engine's own wording.
+    glossary = Glossary(
+        "g-3", "org-1", "plans", "en", "pt",
+        (Term("top-up", "recarga"), Term("data allowance", "franquia de dados")),
+        default=True,
+    )  # fmt: skip
+    text = (
+        "Your data allowance resets on the 5th. Until then, you can buy a 2 GB top-up in the app."
+    )
+    request = body([text], targetLanguages=["pt-BR"], translationMode="fast")
+    [[item]] = asyncio.run(services.translate(request, (glossary,), ()))
+    [plain] = asyncio.run(
+        services.translate(
+            body([text.split(". ")[0] + "."], targetLanguages=["pt-BR"], translationMode="fast")
+        )
+    )
+    first, second = item.content.split(". ", 1)
+    assert "franquia de dados" in first and "recarga" in second, item.content
+    assert "[TERM_" not in item.content and item.engine == "bergamot:en-pt-tiny"
+    # The first sentence is the engine's own wording (its term replaced).
+    assert plain[0].content.rstrip(".").split()[-2:] == first.split()[-2:]

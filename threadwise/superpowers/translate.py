@@ -95,6 +95,18 @@ class Wording:
 
 
 @dataclass(frozen=True)
+class _Sentence:
+    """A sentence of a translation, or, to translate again, its source with placeholders."""
+
+    text: str
+    masked: MaskedTerms | None = None
+
+
+# Between two sentences: an end mark, space, and a capital (or an opening mark) after.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[¿¡\"“«(]?[A-ZÀ-ÖØ-Þ])")
+
+
+@dataclass(frozen=True)
 class TranslationJob:
     messages: tuple[SourceMessage, ...]
     targets: tuple[LanguageTag, ...]
@@ -351,15 +363,37 @@ class Translator:
                 )
                 if replaced is not None:
                     results[i] = Translated(replaced, plain_done[i].engine)
-        # ... then, with placeholders, those whose terms were not all found.
-        todo = [i for i in termed if i not in results]
-        segmented = [self.segmenter.segment(masked[i].text) for i in todo]
-        again = (
-            self.translate_group(engine, segmented, source, target, deadline, registered)
-            if todo
+        # ... then, with placeholders, those whose terms were not all found: in a plain
+        # message of a machine engine, only the sentences that miss one.
+        missing = [i for i in termed if i not in results]
+        split: dict[int, list[_Sentence]] = {}
+        for i in missing if machine else ():
+            pieces = self._sentences(
+                messages[i].text, plain_done[i], wording, engine, source, target
+            )
+            if pieces is not None:
+                split[i] = pieces
+        whole = [i for i in missing if i not in split]
+        asked = {
+            (i, n): p.masked
+            for i, pieces in split.items()
+            for n, p in enumerate(pieces)
+            if p.masked
+        }
+        batch = [
+            *(self.segmenter.segment(m.text) for m in asked.values()),
+            *(self.segmenter.segment(masked[i].text) for i in whole),
+        ]
+        done = iter(
+            self.translate_group(engine, batch, source, target, deadline, registered)
+            if batch
             else []
         )
-        for i, result in zip(todo, again, strict=True):
+        fixed = {key: masked.unmask(next(done).text) for key, masked in asked.items()}
+        for i, pieces in split.items():
+            texts = [fixed.get((i, n), p.text) for n, p in enumerate(pieces)]
+            results[i] = Translated(" ".join(texts), plain_done[i].engine)
+        for i, result in zip(whole, done, strict=True):
             # Kept as written (its structure would not survive): the original text.
             results[i] = (
                 Translated(messages[i].text, UNCHANGED)
@@ -367,6 +401,35 @@ class Translator:
                 else Translated(masked[i].unmask(result.text), result.engine)
             )
         return [results[i] for i in range(len(messages))]
+
+    def _sentences(
+        self,
+        text: str,
+        translated: Translated,
+        wording: Wording,
+        engine: str,
+        source: str,
+        target: LanguageTag,
+    ) -> list[_Sentence] | None:
+        """A plain message of several sentences and its translation, sentence by sentence
+        when both have as many: each translated sentence with the engine's wording of its
+        terms replaced, or, where that fails, its source sentence with placeholders (to
+        translate again); None for any other message."""
+        if translated.engine == UNCHANGED or not is_plain(text):
+            return None
+        sources = _SENTENCE_BREAK.split(text.strip())
+        outputs = _SENTENCE_BREAK.split(translated.text.strip())
+        if len(sources) < 2 or len(sources) != len(outputs):
+            return None
+        pieces = []
+        for sentence, output in zip(sources, outputs, strict=True):
+            masked = mask_terms(sentence, wording.terms)
+            if not masked.targets:
+                pieces.append(_Sentence(output))
+                continue
+            replaced = self._own_terms_replaced(output, masked, engine, source, target)
+            pieces.append(_Sentence(output, masked) if replaced is None else _Sentence(replaced))
+        return pieces
 
     def _own_terms_replaced(
         self, translated: str, masked: MaskedTerms, engine: str, source: str, target: LanguageTag
