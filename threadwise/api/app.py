@@ -15,6 +15,7 @@ from threadwise.api.openapi import openapi_document
 from threadwise.api.records import RequestRecords
 from threadwise.api.routes import (
     auth,
+    docs,
     glossaries,
     languages,
     metrics,
@@ -66,6 +67,9 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         version=__version__,
         summary=f"Superpowers message API, interface {INTERFACE_VERSION}",
         lifespan=lifespan,
+        # Served from the package instead of a CDN (routes/docs.py).
+        docs_url=None,
+        redoc_url=None,
     )
     sockets = websocket.SocketRegistry()
     app.state.services = services
@@ -73,6 +77,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     install_error_handlers(app)
     app.include_router(operations.router)
+    app.include_router(docs.router)
     app.include_router(auth.router)
     app.include_router(superpowers.router)
     app.include_router(languages.router)

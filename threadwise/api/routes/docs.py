@@ -1,0 +1,69 @@
+"""``/docs`` (Swagger UI) and ``/redoc`` served with their assets from an installed package
+(``fastapi-offline``), so that they work where nothing but this server can be reached."""
+
+from __future__ import annotations
+
+from importlib.resources import as_file, files
+from typing import Final
+
+from fastapi import APIRouter, Request
+from fastapi.openapi.docs import (
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
+from fastapi.responses import FileResponse, HTMLResponse
+
+from threadwise.errors import ServiceError
+from threadwise.protocol import ErrorCode
+
+router = APIRouter(include_in_schema=False)
+
+ASSETS = "/docs/assets"
+_TYPES: Final = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "redoc.standalone.js": "text/javascript",
+    "favicon.png": "image/png",
+}
+_STATIC = files("fastapi_offline").joinpath("static")
+
+
+@router.get("/docs")
+async def swagger_ui(request: Request) -> HTMLResponse:
+    return get_swagger_ui_html(
+        openapi_url=request.app.openapi_url,
+        title=f"{request.app.title} — API",
+        swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS}/favicon.png",
+        oauth2_redirect_url="/docs/oauth2-redirect",
+        # Swagger UI would otherwise send the document to validator.swagger.io for a badge.
+        swagger_ui_parameters={"validatorUrl": None},
+    )
+
+
+@router.get("/docs/oauth2-redirect")
+async def swagger_ui_redirect() -> HTMLResponse:
+    return get_swagger_ui_oauth2_redirect_html()
+
+
+@router.get("/redoc")
+async def redoc(request: Request) -> HTMLResponse:
+    return get_redoc_html(
+        openapi_url=request.app.openapi_url,
+        title=f"{request.app.title} — API",
+        redoc_js_url=f"{ASSETS}/redoc.standalone.js",
+        redoc_favicon_url=f"{ASSETS}/favicon.png",
+        with_google_fonts=False,
+    )
+
+
+@router.get(ASSETS + "/{name}")
+async def asset(name: str) -> FileResponse:
+    """One of the pages' four files; anything else is ``404 NOT_FOUND``."""
+    media_type = _TYPES.get(name)
+    if media_type is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"No such file under {ASSETS}: {name[:80]!r}.")
+    with as_file(_STATIC.joinpath(name)) as path:
+        return FileResponse(path, media_type=media_type, headers={"Cache-Control": "max-age=86400"})
