@@ -9,6 +9,9 @@ engine (the fast tier never waits for the model); all the group's segments go to
 different, is translated again split at its markup; a message whose structure still differs
 is returned as written rather than broken. A quality engine that cannot answer within the
 deadline (the model is busy) gives way to the direction's fast engine, and the result says so.
+An organization's glossary terms become their given translations in every engine
+(``_with_terms``), and a requested formality is kept by the model and by rewriting the
+machine engines' lines (``superpowers.registers``).
 """
 
 from __future__ import annotations
