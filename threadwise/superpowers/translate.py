@@ -337,7 +337,7 @@ class Translator:
         terms are placeholders (``text.terms``), which every engine keeps, then their
         translations."""
         masked = [mask_terms(m.text, wording.terms) for m in messages]
-        registered = Wording(formality=wording.formality)
+        register_only = Wording(formality=wording.formality)
         termed = [i for i, m in enumerate(masked) if m.targets]
         machine = not uses_llm(engine)
         keys = {
@@ -388,7 +388,7 @@ class Translator:
             *(self.segmenter.segment(masked[i].text) for i in whole),
         ]
         done = iter(
-            self.translate_group(engine, batch, source, target, deadline, registered)
+            self.translate_group(engine, batch, source, target, deadline, register_only)
             if batch
             else []
         )

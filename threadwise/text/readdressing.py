@@ -252,12 +252,11 @@ def _plan_french(units: list[_Unit], informal: bool) -> _Plan:
             if following is None or not (following.hyphened and following.key == reader):
                 plan[index] = _Word(unit.surface[:-2] + "e")  # "téléchargez" → "télécharge"
             continue
-        if unit.key in (reader, "te", "t'", "toi") and (informal or unit.has("<prn>")):
-            if not informal and unit.key != reader and not unit.hyphened:
+        if not informal and unit.key in ("te", "t'", "toi") and unit.has("<prn>"):
+            if not unit.hyphened:  # "-toi" is settled with its verb
                 plan[index] = _Word("vous " if unit.key == "t'" else "vous")
-                continue
-            if not informal and unit.key != reader:
-                continue
+        elif unit.key == reader and (informal or unit.has("<prn>")):
+            # vous → tu (subject), te (object) or toi (after a preposition); tu → vous.
             verb = verb_after(index)
             object_place = before is not None and (
                 before.key in _FRENCH_CLITICS or before.key in _SUBJECT_PRONOUNS_FR
