@@ -28,6 +28,9 @@ apertium_files=(
 for entry in "${apertium_files[@]}"; do
   [ -e "${entry#*:}" ] || missing+=("${entry%%:*}")
 done
+# Headless Chromium and its WebDriver: the tests drive /playground and /docs in a real browser.
+[ -e /usr/bin/chromium ] || missing+=(chromium)
+[ -e /usr/bin/chromedriver ] || missing+=(chromium-driver)
 # Node.js runs examples/node-sdk, the WebSocket API from the official client's side (tested).
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)

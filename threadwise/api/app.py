@@ -20,6 +20,7 @@ from threadwise.api.routes import (
     languages,
     metrics,
     operations,
+    playground,
     superpowers,
     usage,
 )
@@ -78,6 +79,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     install_error_handlers(app)
     app.include_router(operations.router)
     app.include_router(docs.router)
+    app.include_router(playground.router)
     app.include_router(auth.router)
     app.include_router(superpowers.router)
     app.include_router(languages.router)

@@ -1,0 +1,189 @@
+// What the server answered, as the page shows it. Every text from the request or the
+// server goes in as text (textContent), never as markup.
+
+import { highlighted } from './protected.js';
+
+export function element(tag, options = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key.startsWith('data-') || key.startsWith('aria-') || key === 'role' || key === 'tabindex') node.setAttribute(key, value);
+    else node[key] = value;
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+/** Every message of the body, in order, with where it is: conversation, index, speaker. */
+export function messagesOf(body) {
+  const found = [];
+  for (const conversation of body?.request?.scope?.conversations ?? []) {
+    const people = new Map((conversation.participants ?? []).map((p) => [p.participantId, p]));
+    (conversation.messages ?? []).forEach((message, index) => {
+      const person = people.get(message.participantId);
+      found.push({
+        conversationId: conversation.conversationId ?? '',
+        index,
+        speaker: person?.displayName || message.participantId || 'Someone',
+        role: person?.role ?? '',
+        content: String(message.content ?? ''),
+      });
+    });
+  }
+  return found;
+}
+
+/** The items of a summarize answer; with evidence, each sentence can show what it cites. */
+export function renderSummary(container, cited, items, body, final) {
+  container.replaceChildren();
+  const messages = messagesOf(body);
+  const withEvidence = items.some((item) => Array.isArray(item.evidence));
+  for (const item of items) {
+    const block = element('div', { class: `summary-item${final ? '' : ' draft'}` });
+    if (item.aspect) block.append(element('h3', { text: item.aspect }));
+    const content = element('p', { class: 'summary-text' });
+    if (Array.isArray(item.evidence) && item.evidence.length) {
+      item.evidence.forEach((entry, n) => {
+        const keys = (entry.messages ?? []).map((m) => `${m.conversationId}#${m.messageIndex}`);
+        const sentence = element('span', {
+          class: 'sentence',
+          tabindex: '0',
+          text: entry.sentence,
+          title: keys.length ? `Cites ${keys.length} message(s): focus to highlight them` : 'No message shares its words',
+          'data-cites': keys.join(' '),
+        });
+        const highlight = () => markCited(cited, keys);
+        sentence.addEventListener('mouseenter', highlight);
+        sentence.addEventListener('focus', highlight);
+        sentence.addEventListener('click', highlight);
+        content.append(sentence, element('sup', { text: String(n + 1) }), n + 1 < item.evidence.length ? ' ' : '');
+      });
+    } else {
+      content.textContent = item.content ?? '';
+    }
+    block.append(content);
+    const facts = [item.language, item.engine, item.label, item.sentiment && `${item.sentiment.start} → ${item.sentiment.end}`]
+      .filter(Boolean);
+    if (item.steps?.length) block.append(list(item.steps.map((s) => (s.owner ? `${s.owner}: ${s.text}` : s.text))));
+    if (item.entities?.length) block.append(list(item.entities.map((e) => `${e.kind}: ${e.text}`)));
+    if (facts.length) block.append(element('p', { class: 'muted small', text: facts.join(' · ') }));
+    container.append(block);
+  }
+  cited.replaceChildren();
+  cited.hidden = !(final && withEvidence);
+  document.getElementById('cited-title').hidden = cited.hidden;
+  if (cited.hidden) return;
+  const citing = new Map();
+  for (const item of items) {
+    (item.evidence ?? []).forEach((entry, n) => {
+      for (const m of entry.messages ?? []) {
+        const key = `${m.conversationId}#${m.messageIndex}`;
+        citing.set(key, [...(citing.get(key) ?? []), `${item.aspect ? `${item.aspect} ` : ''}${n + 1}`]);
+      }
+    });
+  }
+  for (const message of messages) {
+    const key = `${message.conversationId}#${message.index}`;
+    const by = citing.get(key);
+    cited.append(
+      element(
+        'li',
+        { class: by ? 'cited' : '', 'data-key': key },
+        element('strong', { text: `${message.speaker}: ` }),
+        message.content,
+        by ? element('span', { class: 'badge', text: `sentence ${by.join(', ')}` }) : null,
+      ),
+    );
+  }
+}
+
+function markCited(cited, keys) {
+  const wanted = new Set(keys);
+  for (const item of cited.children) item.classList.toggle('highlight', wanted.has(item.dataset.key));
+}
+
+function list(texts) {
+  return element('ul', {}, ...texts.map((text) => element('li', { text })));
+}
+
+/** A badge for an engine: the fast fallback, an unapplied formality and "none" marked. */
+export function engineBadge(engine) {
+  const name = String(engine ?? '');
+  const fallback = /\(fast fallback: ([^)]*)\)/.exec(name);
+  const badge = element('span', { class: 'badge engine', text: name.replace(/\s*\(.*$/, '') || 'unknown' });
+  const badges = [badge];
+  if (name === 'none') {
+    badge.textContent = 'unchanged';
+    badge.title = 'Already in the target language, nothing to translate, or no fast engine for this direction';
+  }
+  if (fallback) badges.push(element('span', { class: 'badge fallback', text: 'fast fallback', title: fallback[1] }));
+  if (name.includes('(formality not applied)')) badges.push(element('span', { class: 'badge warning', text: 'formality not applied' }));
+  return badges;
+}
+
+/** Source messages with each target language's translation beside them. */
+export function renderTranslations(table, envelope, body) {
+  table.replaceChildren();
+  const results = envelope?.message?.results ?? [];
+  const messages = messagesOf(body);
+  const targets = results.map((result) => result.response?.[0]?.targetLanguage ?? '?');
+  table.append(
+    element('thead', {}, element('tr', {}, element('th', { text: 'Message' }), ...targets.map((t) => element('th', { text: t })))),
+  );
+  const rows = element('tbody');
+  messages.forEach((message, n) => {
+    const source = results[0]?.response?.[n];
+    const detected = source?.sourceLanguage;
+    const first = element(
+      'td',
+      { 'data-label': 'Message' },
+      element('div', { class: 'speaker' }, element('strong', { text: message.speaker }), detected ? element('span', { class: 'badge language', text: detected, title: 'Detected language' }) : null),
+      element('div', { class: 'text' }, highlighted(message.content)),
+    );
+    const cells = results.map((result, k) => {
+      const item = result.response?.[n];
+      if (!item) return element('td', { 'data-label': targets[k], class: 'muted', text: '—' });
+      return element(
+        'td',
+        { 'data-label': targets[k] },
+        element('div', { class: 'text' }, highlighted(String(item.content ?? ''))),
+        element('div', { class: 'badges' }, ...engineBadge(item.engine)),
+      );
+    });
+    rows.append(element('tr', {}, first, ...cells));
+  });
+  table.append(rows);
+}
+
+/** GET /languages as a table: each direction's engines and their measured figures. */
+export function renderLanguages(table, note, answer) {
+  const figures = (tier) => {
+    const bits = [tier.chrF != null && `chrF ${tier.chrF}`, tier.BLEU != null && `BLEU ${tier.BLEU}`, tier.secondsPerSentence != null && `${tier.secondsPerSentence} s/sentence`];
+    return bits.filter(Boolean).join(' · ');
+  };
+  table.replaceChildren(
+    element('thead', {}, element('tr', {}, ...['Direction', 'Quality tier', 'Fast tier'].map((t) => element('th', { text: t })))),
+    element(
+      'tbody',
+      {},
+      ...(answer.translation ?? []).map((direction) =>
+        element(
+          'tr',
+          {},
+          element('td', { 'data-label': 'Direction', text: `${direction.source} → ${direction.target}` }),
+          ...['quality', 'fast'].map((tier) =>
+            element(
+              'td',
+              { 'data-label': tier === 'fast' ? 'Fast tier' : 'Quality tier' },
+              element('span', { class: 'badge engine', text: direction[tier]?.engine ?? '?' }),
+              ' ',
+              element('span', { class: 'muted small', text: figures(direction[tier] ?? {}) }),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+  note.textContent = `Summaries in ${(answer.summary ?? []).join(', ')}. Figures measured ${answer.measuredOn ?? ''} (chrF and BLEU on 20 sentences a direction).`;
+}
