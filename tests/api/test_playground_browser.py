@@ -251,6 +251,68 @@ def test_errors_are_shown_with_their_code(
     assert "retryable: yes" in details and "Retry-After:" in details and "HTTP 429" in details
 
 
+def set_text(driver: webdriver.Chrome, name: str, text: str) -> None:
+    driver.execute_script(
+        "const area = document.getElementById(arguments[0]); area.value = arguments[1];"
+        "area.dispatchEvent(new Event('input'));",
+        name,
+        text,
+    )
+
+
+def test_the_editor_writes_lines_and_json_both_ways(
+    browser: webdriver.Chrome, live_server: LiveServer
+) -> None:
+    open_page(browser, live_server)
+    choose_sample(browser, "Support")
+    # An edit in the lines keeps what lines cannot show: ids, timestamps, the session.
+    lines = by_id(browser, "lines").get_attribute("value") or ""
+    set_text(browser, "lines", lines.replace("cracked screen.", "cracked screen. Really."))
+    by_id(browser, "tab-json").click()
+    body = json.loads(by_id(browser, "json").get_attribute("value") or "")
+    conversation = body["request"]["scope"]["conversations"][0]
+    assert conversation["messages"][0]["content"].endswith("cracked screen. Really.")
+    assert [m["participantId"] for m in conversation["messages"]] == ["u1", "a1", "u1", "a1", "u1"]
+    assert all(m["timestamp"].startswith("2026-03-02") for m in conversation["messages"])
+    assert body["session"]["sessionId"] == "playground-support"
+
+    # Messages of several lines, a new speaker, another conversation.
+    by_id(browser, "tab-lines").click()
+    set_text(
+        browser,
+        "lines",
+        "Ana (customer): My router blinks red.\n  It started today.\n\n  Any idea?\n"
+        "Bo (agent): Try `reboot now`\n# conv-2\nAna: Thanks!",
+    )
+    by_id(browser, "tab-json").click()
+    body = json.loads(by_id(browser, "json").get_attribute("value") or "")
+    first, second = body["request"]["scope"]["conversations"]
+    assert first["messages"][0] == {
+        "participantId": "ana",
+        "content": "My router blinks red.\nIt started today.\n\nAny idea?",
+    }
+    assert first["participants"][1] == {"participantId": "bo", "displayName": "Bo", "role": "agent"}
+    assert second["conversationId"] == "conv-2" and second["messages"][0]["content"] == "Thanks!"
+
+    # And back: an edit in the JSON shows in the lines, and survives a reload of the page.
+    body["request"]["scope"]["conversations"][1]["messages"][0]["content"] = "Thanks a lot!"
+    set_text(browser, "json", json.dumps(body))
+    by_id(browser, "tab-lines").click()
+    expected = (
+        "# conv-support\n"
+        "Ana (customer): My router blinks red.\n  It started today.\n  \n  Any idea?\n"
+        "Bo (agent): Try `reboot now`\n\n# conv-2\nAna: Thanks a lot!"
+    )
+    assert by_id(browser, "lines").get_attribute("value") == expected
+    browser.refresh()
+    wait(browser).until(lambda d: d.execute_script("return document.body.dataset.ready"))
+    assert by_id(browser, "lines").get_attribute("value") == expected
+    # A line that is not a message says what to write.
+    set_text(browser, "lines", "hello there")
+    by_id(browser, "tab-json").click()
+    assert "Line 1: start a message with" in by_id(browser, "editor-error").text
+
+
 def test_the_languages_table(browser: webdriver.Chrome, live_server: LiveServer) -> None:
     sign_in(browser, live_server)
     by_id(browser, "tab-languages").click()
@@ -360,6 +422,33 @@ def test_protected_spans_are_found_as_the_server_finds_them(
             if not any(cs <= s and e <= ce for cs, ce in code)
         ]
         assert page == server, text
+
+
+def test_engine_badges_mark_a_fast_fallback_and_an_unapplied_formality(
+    browser: webdriver.Chrome, live_server: LiveServer
+) -> None:
+    # A fast fallback needs the model busy past its deadline: its badges are read directly.
+    engines = [
+        "apertium:eng-spa (fast fallback: the model's queue is busy)",
+        "bergamot:en-pt-tiny (formality not applied)",
+        "none",
+        "llama.cpp:qwen2.5-coder-1.5b-instruct-q4_k_m",
+    ]
+    open_page(browser, live_server)
+    badges = browser.execute_async_script(
+        """
+        const [engines, done] = arguments;
+        import('/playground/render.js').then(({engineBadge}) => done(engines.map((engine) =>
+          engineBadge(engine).map((badge) => [badge.className, badge.textContent]))));
+        """,
+        engines,
+    )
+    assert badges == [
+        [["badge engine", "apertium:eng-spa"], ["badge fallback", "fast fallback"]],
+        [["badge engine", "bergamot:en-pt-tiny"], ["badge warning", "formality not applied"]],
+        [["badge engine", "unchanged"]],
+        [["badge engine", "llama.cpp:qwen2.5-coder-1.5b-instruct-q4_k_m"]],
+    ]
 
 
 @pytest.mark.parametrize(("page", "drawn"), [("/docs", ".opblock"), ("/redoc", "h1")])

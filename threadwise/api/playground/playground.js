@@ -151,6 +151,8 @@ $('sample').addEventListener('change', () => {
   loadSample($('sample').value);
   saveDraft();
 });
+// Kept for a reload of this tab: whatever the editor holds as the page goes away.
+addEventListener('pagehide', saveDraft);
 for (const id of ['lines', 'json']) {
   let timer;
   $(id).addEventListener('input', () => {
@@ -297,7 +299,8 @@ async function summarizeOverSocket(bearer, body) {
   running({ correlationId });
   showRaw(frame);
   showFacts({ transport: 'WebSocket /ws', correlationId });
-  $('summary-state').textContent = 'Waiting for the model…';
+  const whole = body.request.settings.summaryAspects ? ' (aspects come whole, not as drafts)' : '';
+  $('summary-state').textContent = `Waiting for the model…${whole}`;
   const final = await socket.request(bearer, correlationId, frame, (reply) => {
     const items = reply?.message?.results?.[0]?.response ?? [];
     if (reply.state === 'started') {

@@ -63,10 +63,14 @@ export function renderSummary(container, cited, items, body, final) {
       content.textContent = item.content ?? '';
     }
     block.append(content);
-    const facts = [item.language, item.engine, item.label, item.sentiment && `${item.sentiment.start} → ${item.sentiment.end}`]
-      .filter(Boolean);
-    if (item.steps?.length) block.append(list(item.steps.map((s) => (s.owner ? `${s.owner}: ${s.text}` : s.text))));
-    if (item.entities?.length) block.append(list(item.entities.map((e) => `${e.kind}: ${e.text}`)));
+    // The structured parts, as badges (the raw response has them whole).
+    const parts = [
+      item.label && `label: ${item.label}`,
+      ...(item.steps ?? []).map((step) => `owner: ${step.owner ?? 'none named'}`),
+      ...(item.entities ?? []).map((entity) => `${entity.kind}: ${entity.text}`),
+    ].filter(Boolean);
+    if (parts.length) block.append(element('p', {}, ...parts.map((text) => element('span', { class: 'badge', text }))));
+    const facts = [item.language, item.engine].filter(Boolean);
     if (facts.length) block.append(element('p', { class: 'muted small', text: facts.join(' · ') }));
     container.append(block);
   }
@@ -101,10 +105,6 @@ export function renderSummary(container, cited, items, body, final) {
 function markCited(cited, keys) {
   const wanted = new Set(keys);
   for (const item of cited.children) item.classList.toggle('highlight', wanted.has(item.dataset.key));
-}
-
-function list(texts) {
-  return element('ul', {}, ...texts.map((text) => element('li', { text })));
 }
 
 /** A badge for an engine: the fast fallback, an unapplied formality and "none" marked. */
