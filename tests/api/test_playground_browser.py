@@ -227,7 +227,13 @@ def test_errors_are_shown_with_their_code(
     by_id(browser, "translate-button").click()
     assert "does not parse" in by_id(browser, "editor-error").text
     assert by_id(browser, "raw-request").text == sent
-    by_id(browser, "json").send_keys(Keys.END, Keys.BACKSPACE)
+    # A body the page cannot fill in goes as written, and the server says what is wrong.
+    set_text(browser, "json", '{"session": {}, "request": "nothing"}')
+    by_id(browser, "translate-button").click()
+    wait(browser).until(lambda d: by_id(d, "error-code").text != "UNSUPPORTED_LANGUAGE")
+    assert by_id(browser, "error-code").text == "PAYLOAD_SCHEMA_MISMATCH"
+    assert "request" in by_id(browser, "error-message").text
+    choose_sample(browser, "Markdown")  # another sample: the support chat is chosen already
 
     # A pasted token of a client allowed one request a minute: the second is refused, and
     # the page shows how long to wait.

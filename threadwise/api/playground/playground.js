@@ -215,6 +215,8 @@ function set(settings, key, value) {
 function requestBody(action) {
   const body = structuredClone(editedBody());
   body.request ??= {};
+  // A body this page cannot add to goes as written: the server says what is wrong with it.
+  if (typeof body.request !== 'object' || Array.isArray(body.request)) return body;
   if ($('organization').value && !$('organization-field').hidden) {
     body.request.context = { ...body.request.context, organizationId: $('organization').value };
   }
@@ -299,7 +301,7 @@ async function summarizeOverSocket(bearer, body) {
   running({ correlationId });
   showRaw(frame);
   showFacts({ transport: 'WebSocket /ws', correlationId });
-  const whole = body.request.settings.summaryAspects ? ' (aspects come whole, not as drafts)' : '';
+  const whole = body.request?.settings?.summaryAspects ? ' (aspects come whole, not as drafts)' : '';
   $('summary-state').textContent = `Waiting for the model…${whole}`;
   const final = await socket.request(bearer, correlationId, frame, (reply) => {
     const items = reply?.message?.results?.[0]?.response ?? [];

@@ -2,6 +2,7 @@
 // server goes in as text (textContent), never as markup.
 
 import { highlighted } from './protected.js';
+import { messagesOf } from './transcript.js';
 
 export function element(tag, options = {}, ...children) {
   const node = document.createElement(tag);
@@ -13,25 +14,6 @@ export function element(tag, options = {}, ...children) {
   }
   node.append(...children.filter((child) => child !== null && child !== undefined));
   return node;
-}
-
-/** Every message of the body, in order, with where it is: conversation, index, speaker. */
-export function messagesOf(body) {
-  const found = [];
-  for (const conversation of body?.request?.scope?.conversations ?? []) {
-    const people = new Map((conversation.participants ?? []).map((p) => [p.participantId, p]));
-    (conversation.messages ?? []).forEach((message, index) => {
-      const person = people.get(message.participantId);
-      found.push({
-        conversationId: conversation.conversationId ?? '',
-        index,
-        speaker: person?.displayName || message.participantId || 'Someone',
-        role: person?.role ?? '',
-        content: String(message.content ?? ''),
-      });
-    });
-  }
-  return found;
 }
 
 /** The items of a summarize answer; with evidence, each sentence can show what it cites. */

@@ -7,19 +7,19 @@ const CONVERSATION = /^#\s*(?<id>\S.*?)\s*$/u;
 
 /** The body's conversations as lines. */
 export function toLines(body) {
-  const conversations = body?.request?.scope?.conversations ?? [];
+  const conversations = arrayOf(body?.request?.scope?.conversations);
   const lines = [];
   conversations.forEach((conversation, n) => {
-    if (conversations.length > 1 || (conversation.conversationId && n > 0)) {
+    if (conversations.length > 1) {
       if (lines.length) lines.push('');
-      lines.push(`# ${conversation.conversationId ?? `conversation-${n + 1}`}`);
+      lines.push(`# ${conversation?.conversationId ?? `conversation-${n + 1}`}`);
     }
-    const people = new Map((conversation.participants ?? []).map((p) => [p.participantId, p]));
-    for (const message of conversation.messages ?? []) {
-      const person = people.get(message.participantId);
-      const name = speakerName(person, message.participantId);
+    const people = new Map(arrayOf(conversation?.participants).map((p) => [p?.participantId, p]));
+    for (const message of arrayOf(conversation?.messages)) {
+      const person = people.get(message?.participantId);
+      const name = speakerName(person, message?.participantId);
       const role = person?.role ? ` (${String(person.role).replace(/[()]/g, '')})` : '';
-      const [first, ...rest] = String(message.content ?? '').split('\n');
+      const [first, ...rest] = String(message?.content ?? '').split('\n');
       lines.push(`${name}${role}: ${first}`);
       for (const line of rest) lines.push(line ? `  ${line}` : '  ');
     }
@@ -27,9 +27,31 @@ export function toLines(body) {
   return lines.join('\n');
 }
 
+/** ``value`` if it is an array, else none: the lines show what a body has of the contract. */
+const arrayOf = (value) => (Array.isArray(value) ? value : []);
+
 function speakerName(person, participantId) {
   const name = String(person?.displayName || participantId || 'Someone').replace(/[:()\n]/g, ' ').trim();
   return name.replace(/^#+/, '').trim() || 'Someone';
+}
+
+/** Every message of the body, in order, with where it is: conversation, index, speaker. */
+export function messagesOf(body) {
+  const found = [];
+  for (const conversation of arrayOf(body?.request?.scope?.conversations)) {
+    const people = new Map(arrayOf(conversation?.participants).map((p) => [p?.participantId, p]));
+    arrayOf(conversation?.messages).forEach((message, index) => {
+      const person = people.get(message?.participantId);
+      found.push({
+        conversationId: conversation.conversationId ?? '',
+        index,
+        speaker: person?.displayName || message?.participantId || 'Someone',
+        role: person?.role ?? '',
+        content: String(message?.content ?? ''),
+      });
+    });
+  }
+  return found;
 }
 
 /** Parse lines into conversations of {name, role, text}; throws an Error naming the line. */
