@@ -32,6 +32,7 @@ function showSession() {
   $('sign-in').hidden = signedIn;
   $('sign-out').hidden = !signedIn;
   const organizations = state.session?.organizations ?? [];
+  const picked = $('organization').value;
   $('organization-field').hidden = !organizations.length;
   $('organization').replaceChildren(...organizations.map((org) => element('option', { value: org, text: org })));
   if (!signedIn) {
@@ -41,8 +42,9 @@ function showSession() {
   const who = state.session.clientId ? `as ${state.session.clientId}` : 'with a pasted token';
   const until = state.session.expiresAt ? ` until ${new Date(state.session.expiresAt).toLocaleTimeString()}` : '';
   $('account-status').textContent = `Signed in ${who}${until}`;
-  const wanted = state.body?.request?.context?.organizationId;
-  if (organizations.includes(wanted)) $('organization').value = wanted;
+  // The one chosen before, else the body's own, else the token's first.
+  const wanted = [picked, state.body?.request?.context?.organizationId].find((org) => organizations.includes(org));
+  if (wanted) $('organization').value = wanted;
 }
 
 function signedIn(kept) {
@@ -110,7 +112,7 @@ function editedBody() {
     state.body = body;
     return body;
   } catch (error) {
-    const where = state.editor === 'json' ? 'The JSON body does not parse: ' : '';
+    const where = error instanceof SyntaxError ? 'The JSON body does not parse: ' : '';
     $('editor-error').textContent = `${where}${error.message}`;
     throw error;
   }
@@ -184,7 +186,6 @@ function tabs(list, onSelect) {
       select(next);
     });
   }
-  return select;
 }
 
 tabs($('tab-lines').parentElement, (button) => chooseEditor(button.id === 'tab-lines' ? 'lines' : 'json'));
