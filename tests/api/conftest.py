@@ -3,8 +3,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.api.stack import AuthStack, auth_stack
+from tests.conftest import model_free_settings
+from threadwise.api.app import create_app
+from threadwise.services import build_services
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +16,14 @@ def stack(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     """An app on each database (SQLite, PostgreSQL), shared by the tests of that database."""
     with auth_stack(tmp_path_factory.mktemp("stack"), database_url=database_url) as built:
         yield built
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app with no engines loaded and no token: for the pages and files anyone may read."""
+    services = build_services(model_free_settings(tmp_path_factory.mktemp("pages")))
+    try:
+        with TestClient(create_app(services, manage_services=False)) as client:
+            yield client
+    finally:
+        services.close()

@@ -276,17 +276,25 @@ const ms = (value) => (value == null ? null : `${Math.round(value)} ms`);
 
 // --- summarize ---------------------------------------------------------------------------
 
-async function summarize() {
-  if (state.running) return;
+/** The body and token to run ``action`` with, or null: a run under way, a body to fix (the
+ * editor says what), or no token (the sign-in form shows). */
+function prepared(action) {
+  if (state.running) return null;
   let body;
   try {
-    body = requestBody('summarize');
+    body = requestBody(action);
   } catch {
-    return;
+    return null;
   }
   const bearer = token();
-  if (!bearer) return;
+  if (!bearer) return null;
   showError(null);
+  return { body, bearer };
+}
+
+async function summarize() {
+  const { body, bearer } = prepared('summarize') ?? {};
+  if (!body) return;
   $('summary-output').replaceChildren();
   $('cited-messages').hidden = $('cited-title').hidden = true;
   if ($('stream-summary').checked) await summarizeOverSocket(bearer, body);
@@ -366,16 +374,8 @@ $('cancel-button').addEventListener('click', cancel);
 // --- translate ---------------------------------------------------------------------------
 
 async function translate() {
-  if (state.running) return;
-  let body;
-  try {
-    body = requestBody('translate');
-  } catch {
-    return;
-  }
-  const bearer = token();
-  if (!bearer) return;
-  showError(null);
+  const { body, bearer } = prepared('translate') ?? {};
+  if (!body) return;
   running({});
   showRaw(body);
   $('translate-state').textContent = 'Translating…';
