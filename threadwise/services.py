@@ -341,6 +341,16 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         )
         results = InProcessCache(settings.result_cache_entries)
         threads = InProcessCache(settings.result_cache_entries)
+    translate = TranslateSuperpower(
+        translators,
+        fast_queue,
+        DeadlinePolicy(
+            base=settings.translation_deadline_base_seconds,
+            per_thousand_characters=settings.translation_deadline_seconds_per_1000_characters,
+            ceiling=settings.request_timeout_ceiling_seconds,
+            fixed=settings.translation_timeout_seconds,
+        ),
+    )
     summarize = SummarizeSuperpower(
         models.map(lambda model: QueuedSummarizer(model.summarizer, model.queue)),
         DeadlinePolicy(
@@ -351,16 +361,9 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         ),
         threads,
         settings.result_cache_ttl_seconds,
-    )
-    translate = TranslateSuperpower(
-        translators,
-        fast_queue,
-        DeadlinePolicy(
-            base=settings.translation_deadline_base_seconds,
-            per_thousand_characters=settings.translation_deadline_seconds_per_1000_characters,
-            ceiling=settings.request_timeout_ceiling_seconds,
-            fixed=settings.translation_timeout_seconds,
-        ),
+        # Messages in another language are read in English by the fast engines, for the
+        # checks of who said what.
+        reader=translate.readings,
     )
     lifecycle = Lifecycle()
 

@@ -400,3 +400,22 @@ def test_only_the_sentence_that_lost_a_term_is_translated_again(services: Servic
     assert "[TERM_" not in item.content and item.engine == "bergamot:en-pt-tiny"
     # The first sentence is the engine's own wording (its term replaced).
     assert plain[0].content.rstrip(".").split()[-2:] == first.split()[-2:]
+
+
+def test_english_readings_for_the_summary_s_checks(services: Services) -> None:
+    texts = [
+        "Hola, me cobraron dos veces la factura 7734 de este mes.",
+        "Bonjour, je n'arrive pas à changer mon adresse de livraison.",
+        "Olá, a minha encomenda 5521 nunca chegou.",
+        "Sorry about that, I will refund one today.",
+        "Hallo, mein Paket ist nicht angekommen.",
+        "👍",
+    ]
+    readings = asyncio.run(services.translate.readings(texts, [0, 1, 2, 0, 3, 0], Deadline(60)))
+    spanish, french, portuguese, english, german, emoji = readings
+    assert spanish is not None and "7734" in spanish and "twice" in spanish
+    assert french is not None and "delivery" in french
+    assert portuguese is not None and "5521" in portuguese
+    # English needs no reading; German has no fast engine; an emoji nothing to translate.
+    assert english is None and german is None and emoji is None
+    assert asyncio.run(services.translate.readings([], [], Deadline(1))) == []

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from threadwise.protocol import Conversation
 from threadwise.text.transcript import Side, build_transcript, side_of
 
@@ -86,3 +88,31 @@ def test_several_conversations_are_marked() -> None:
     lines = build_transcript([one, two]).lines
     assert lines[0] == "-- Conversation 1 --"
     assert "-- Conversation 2 --" in lines
+
+
+def test_english_readings_stand_in_for_messages_written_in_another_language() -> None:
+    plain = build_transcript(
+        [
+            conversation(
+                [
+                    {"participantId": "c", "content": "Me cobraron dos veces la factura 7734."},
+                    {"participantId": "a", "content": "Sorry, I will refund one today."},
+                ]
+            )
+        ]
+    )
+    renamed = plain.renamed({plain.speakers[0]: "Robin"})
+    read = renamed.read(["They charged me twice the bill 7734.", None])
+    # The prompt's lines show the reading, under the names the lines had.
+    assert read.lines == (
+        "Robin (customer): They charged me twice the bill 7734.",
+        "Tom (agent): Sorry, I will refund one today.",
+    )
+    first, second = read.messages
+    assert first.text == "Me cobraron dos veces la factura 7734."  # as the request said
+    assert first.english == "They charged me twice the bill 7734."
+    assert second.english == second.text and second.reading is None
+    # What the facts are checked against stays what the request said.
+    assert read.evidence == plain.evidence
+    with pytest.raises(ValueError, match="1 readings for 2 messages"):
+        plain.read([None])

@@ -618,6 +618,37 @@ class TranslateSuperpower:
             )
         return results
 
+    async def readings(
+        self, texts: Sequence[str], conversations: Sequence[int], deadline: Deadline
+    ) -> list[str | None]:
+        """Each text as the fast engines read it in English, for checks rather than people
+        (the summary's: ``Transcript.read``): None where it is English already, has nothing
+        to translate, or no fast engine reads its language (German), or the engines failed.
+        ``conversations``: each text's conversation, whose language helps identify its own."""
+        if not texts:
+            return []
+        job = TranslationJob(
+            tuple(
+                SourceMessage(None, None, None, text, conversation)
+                for text, conversation in zip(texts, conversations, strict=True)
+            ),
+            (LanguageTag("en", "en"),),
+            "fast",
+        )
+        try:
+            prepared = await self._off_loop(
+                lambda: self._prepare(job, deadline), deadline, sum(map(len, texts))
+            )
+        except ServiceError as exc:
+            log.warning("no English readings of the messages (%s): checked as written", exc)
+            return [None] * len(texts)
+        found: list[str | None] = [None] * len(texts)
+        for source, indices in prepared.groups[0].items():
+            for index, done in zip(indices, prepared.done.get((0, source), ()), strict=False):
+                if done.engine != UNCHANGED:
+                    found[index] = done.text
+        return found
+
     def _prepare(self, job: TranslationJob, deadline: Deadline) -> _Prepared:
         """On a fast engine's thread: the messages prepared, grouped by source language per
         target, and the groups a fast engine (or no engine) takes, translated; the deadline

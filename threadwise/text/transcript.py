@@ -74,6 +74,14 @@ class Said:
     text: str  # whitespace collapsed
     conversation_id: str | None
     index: int  # its position in its conversation's messages, as the request gave them
+    # The message in English when it was written in another language: the summary is
+    # checked in English, against what each speaker said (see ``Transcript.read``).
+    reading: str | None = None
+
+    @property
+    def english(self) -> str:
+        """What the checks compare an English summary with."""
+        return self.reading or self.text
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,14 @@ class Transcript:
                 parts.append(f"{name} is {article} {noun}")
         return "; ".join(parts)
 
+    def read(self, readings: Sequence[str | None]) -> Transcript:
+        """The same transcript with each message's English reading (None: it is English, or
+        has none), one per message in order."""
+        if len(readings) != len(self.messages):
+            raise ValueError(f"{len(readings)} readings for {len(self.messages)} messages")
+        messages = (replace(m, reading=r) for m, r in zip(self.messages, readings, strict=True))
+        return replace(self, messages=tuple(messages)).renamed(self.names)
+
     def renamed(self, names: Mapping[Speaker, str]) -> Transcript:
         """The same transcript with speakers called by ``names`` on its lines (the others
         keep their own); ``evidence`` stays what the request said."""
@@ -122,7 +138,7 @@ class Transcript:
             if marker is None:
                 message = next(said)
                 name = names.get(message.speaker, message.speaker.name)
-                lines.append(f"{message.speaker.label_as(name)}: {message.text}")
+                lines.append(f"{message.speaker.label_as(name)}: {message.english}")
             else:
                 lines.append(marker)
         return replace(self, lines=tuple(lines), names=dict(names))

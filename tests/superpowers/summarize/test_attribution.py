@@ -93,3 +93,21 @@ def test_a_wrong_predicate_after_an_undecided_verb_swaps_the_clause() -> None:
         "Ana suggests the train, but Ana is doubtful and suggests grabbing a cab."
     )
     assert checked.text == "Ana suggests the train, but Bo is doubtful and suggests grabbing a cab."
+
+
+MIXED = transcript(
+    ("c", "Hola, me cobraron dos veces la factura 7734 de este mes."),
+    ("a", "Hi Lucía, sorry about that. I see both charges and I will refund one today."),
+    ("c", "Perfecto, muchas gracias."),
+    names={"c": "Lucía", "a": "Daniel"},
+)
+
+
+def test_a_message_in_another_language_is_read_in_english() -> None:
+    sentence = "Lucía asks Daniel to refund her two charges for the same invoice."
+    names = {s: s.name for s in MIXED.speakers}
+    # As written, only the agent's English shares the clause's words: "refund", "charges".
+    as_written = Attributor(MIXED.messages, names).check(sentence)
+    assert as_written.text == "Daniel asks Lucía to refund her two charges for the same invoice."
+    read = MIXED.read(["Hello, they charged me twice the bill 7734 of this month.", None, None])
+    assert Attributor(read.messages, names).check(sentence).text == sentence

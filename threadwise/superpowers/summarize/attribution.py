@@ -91,7 +91,8 @@ class Attributor:
         self.names = names
         self.by_name = {name: speaker for speaker, name in names.items()}
         self._short = _short_names(names)
-        self._stems = [set(_content(m.text)) for m in self.messages]
+        # In English: a message written in another language is read in its English reading.
+        self._stems = [set(_content(m.english)) for m in self.messages]
         # Who said each word (for what a speaker asked, offered, told), and who does what
         # the word is part of, "I" and "you" resolved (for what a speaker did).
         self.said = _Index()
@@ -101,7 +102,7 @@ class Attributor:
         speakers = list(names)
         for message, stems in zip(self.messages, self._stems, strict=True):
             self.said.add(stems, message.speaker)
-            for part in _PARTS.split(message.text):
+            for part in _PARTS.split(message.english):
                 for stems, actor in _actors(part, message.speaker, speakers):
                     self.done.add(stems, actor)
                 # Only what a pronoun says: "Hurry up!" is no one's act yet.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from threadwise.cache import Cache
-from threadwise.deadlines import DeadlinePolicy
+from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
@@ -19,6 +19,11 @@ from threadwise.superpowers.summarize.pipeline import Summarizer
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.sentences import fit_length
 from threadwise.superpowers.summarize.streaming import DraftStream
+from threadwise.text.transcript import Transcript
+
+# Messages' English readings (texts, their conversations' numbers; None: none needed or
+# possible): ``TranslateSuperpower.readings``.
+Reader = Callable[[Sequence[str], Sequence[int], Deadline], Awaitable[list[str | None]]]
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class SummarizeSuperpower:
         deadlines: DeadlinePolicy,
         threads: Cache | None = None,
         threads_ttl_seconds: float = 3600.0,
+        reader: Reader | None = None,
     ) -> None:
         # The request's attributes.variant picks one (engine profiles).
         self.summarizers = summarizers
@@ -45,6 +51,10 @@ class SummarizeSuperpower:
         # What was said of each thread (per organization), for its next, longer version.
         self.threads = threads
         self.threads_ttl_seconds = threads_ttl_seconds
+        # The summary is checked in English: messages in another language are read in English
+        # by the fast engines first, else the check finds no words of theirs and gives what
+        # they said to whoever repeated it in English.
+        self.reader = reader
 
     async def __call__(
         self,
@@ -62,6 +72,8 @@ class SummarizeSuperpower:
         summarizer, queue = chosen.value.summarizer, chosen.value.queue
         job = summarizer.plan(body, custom)  # bad input fails here, before it takes a slot
         deadline = self.deadlines.start(len(job.transcript.text))
+        if self.reader is not None:
+            job = replace(job, transcript=await self._read(job.transcript, deadline))
         stream = None
         if on_partial is not None:
             loop = asyncio.get_running_loop()
@@ -116,6 +128,15 @@ class SummarizeSuperpower:
                 evidence=evidence,
             )
         ]
+
+    async def _read(self, transcript: Transcript, deadline: Deadline) -> Transcript:
+        assert self.reader is not None
+        numbers: dict[str | None, int] = {}
+        conversations = [
+            numbers.setdefault(m.conversation_id, len(numbers)) for m in transcript.messages
+        ]
+        texts = [m.text for m in transcript.messages]
+        return transcript.read(await self.reader(texts, conversations, deadline))
 
     def _thread_key(
         self, body: MessageBody, job: SummaryJob, scope: str, summarizer: Summarizer
