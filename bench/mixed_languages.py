@@ -17,7 +17,8 @@ must be left alone, and the same with the other speaker as its actor must be cha
 on the English original, on the mixed conversation as written, and on the mixed conversation
 with each message read in English by the fast engines (``TranslateSuperpower.readings``, what
 the summarize superpower does). With ``--summaries N``, N mixed support chats are summarized
-both ways and the summaries that differ printed.
+with and without the readings. ``--write-summaries`` writes the three variants of
+``VARIANTS`` for a blind review (``bench.review``; bench/FAITHFULNESS.md, round 5).
 """
 
 from __future__ import annotations
@@ -149,27 +150,30 @@ async def measure(services: Services, summaries: int) -> None:
     found = cases()
     tallies = {"English original": Tally(), "mixed, as written": Tally(), "mixed, read": Tally()}
     changed_logs: dict[str, list[str]] = {label: [] for label in tallies}
-    reading_seconds = []
+    reading_seconds: dict[str, list[float]] = {"mixed": [], "English": []}
     for case in found:
         original = plan(parse_message_body(case.body, services.limits), services.identifier)
         mixed = plan(parse_message_body(case.mixed, services.limits), services.identifier)
-        started = time.perf_counter()
-        messages = mixed.transcript.messages
-        readings = await services.translate.readings(
-            [m.text for m in messages], [0] * len(messages), Deadline(60)
-        )
-        reading_seconds.append(time.perf_counter() - started)
-        read = replace(mixed, transcript=mixed.transcript.read(readings))
+        # What reading costs a summary: an English conversation is only identified.
+        read_as: dict[str, list[str | None]] = {}
+        for kind, job in (("English", original), ("mixed", mixed)):
+            messages = job.transcript.messages
+            started = time.perf_counter()
+            read_as[kind] = await services.translate.readings(
+                [m.text for m in messages], [0] * len(messages), Deadline(60)
+            )
+            reading_seconds[kind].append(time.perf_counter() - started)
+        read = replace(mixed, transcript=mixed.transcript.read(read_as["mixed"]))
         for label, job in zip(tallies, (original, mixed, read), strict=True):
             judge(job, case.checklist, tallies[label], changed_logs[label])
     print(f"{len(found)} conversations (one speaker in es, fr or pt), two speakers each:")
     for label, tally in tallies.items():
         print(f"  {label:18} {tally}")
-    total = sum(reading_seconds)
-    print(
-        f"  English readings: {total / len(found) * 1000:.0f} ms a conversation (mean; "
-        f"max {max(reading_seconds) * 1000:.0f} ms)"
-    )
+    for kind, seconds in reading_seconds.items():
+        print(
+            f"  reading a {kind} conversation: {sum(seconds) / len(seconds) * 1000:.1f} ms "
+            f"(mean; max {max(seconds) * 1000:.1f} ms)"
+        )
     for case in found[-summaries:] if summaries else []:
         body = parse_message_body(case.mixed, services.limits)
         texts = []
@@ -184,23 +188,32 @@ async def measure(services: Services, summaries: int) -> None:
 
 RESULTS = Path(__file__).parent / "results"
 # How the summaries of the mixed conversations are written, for a blind review
-# (``bench.review pack mixed-plain mixed-checks-read mixed-read``).
+# (``bench.review pack mixed-plain mixed-checks-read mixed-read``): as written, no readings;
+# read in English for the checks (the service); read for the checks and in the prompt too.
 VARIANTS = ("mixed-plain", "mixed-checks-read", "mixed-read")
 
 
+def reading_in_the_prompt(transcript: Transcript) -> Transcript:
+    """``transcript`` whose lines show each message's English reading (tried: round 5)."""
+    shown = replace(
+        transcript, messages=tuple(replace(m, text=m.english) for m in transcript.messages)
+    )
+    return replace(transcript, lines=shown.renamed(transcript.names).lines)
+
+
 async def write_summaries(services: Services) -> None:
-    """Each mixed conversation summarized three ways: as written (no readings), read in
-    English for the checks only (the prompt as written), and read for both (the service)."""
+    """Each mixed conversation summarized in each of ``VARIANTS``."""
     found = cases()
     summarize = services.summarize
     read = summarize._read
 
-    async def checks_only(transcript: Transcript, deadline: Deadline) -> Transcript:
-        return replace(await read(transcript, deadline), lines=transcript.lines)
+    async def prompt_too(transcript: Transcript, deadline: Deadline) -> Transcript:
+        return reading_in_the_prompt(await read(transcript, deadline))
 
     for variant in VARIANTS:
         summarize.reader = None if variant == "mixed-plain" else services.translate.readings
-        summarize._read = checks_only if variant == "mixed-checks-read" else read  # type: ignore[method-assign]
+        # The bench takes the service apart to compare.
+        summarize._read = prompt_too if variant == "mixed-read" else read  # type: ignore[method-assign]
         rows = []
         started = time.perf_counter()
         for case in found:

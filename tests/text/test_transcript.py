@@ -90,7 +90,7 @@ def test_several_conversations_are_marked() -> None:
     assert "-- Conversation 2 --" in lines
 
 
-def test_english_readings_stand_in_for_messages_written_in_another_language() -> None:
+def test_english_readings_of_messages_written_in_another_language() -> None:
     plain = build_transcript(
         [
             conversation(
@@ -103,11 +103,9 @@ def test_english_readings_stand_in_for_messages_written_in_another_language() ->
     )
     renamed = plain.renamed({plain.speakers[0]: "Robin"})
     read = renamed.read(["They charged me twice the bill 7734.", None])
-    # The prompt's lines show the reading, under the names the lines had.
-    assert read.lines == (
-        "Robin (customer): They charged me twice the bill 7734.",
-        "Tom (agent): Sorry, I will refund one today.",
-    )
+    # The prompt's lines keep what was written.
+    assert read.lines == renamed.lines
+    assert read.lines[0] == "Robin (customer): Me cobraron dos veces la factura 7734."
     first, second = read.messages
     assert first.text == "Me cobraron dos veces la factura 7734."  # as the request said
     assert first.english == "They charged me twice the bill 7734."

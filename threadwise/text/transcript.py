@@ -75,7 +75,8 @@ class Said:
     conversation_id: str | None
     index: int  # its position in its conversation's messages, as the request gave them
     # The message in English when it was written in another language: the summary is
-    # checked in English, against what each speaker said (see ``Transcript.read``).
+    # checked in English, against what each speaker said (see ``Transcript.read``); the
+    # model reads the message as written.
     reading: str | None = None
 
     @property
@@ -122,12 +123,14 @@ class Transcript:
         return "; ".join(parts)
 
     def read(self, readings: Sequence[str | None]) -> Transcript:
-        """The same transcript with each message's English reading (None: it is English, or
-        has none), one per message in order."""
+        """The same transcript with each message's English reading for the checks (None: it
+        is English, or has none), one per message in order."""
         if len(readings) != len(self.messages):
             raise ValueError(f"{len(readings)} readings for {len(self.messages)} messages")
         messages = (replace(m, reading=r) for m, r in zip(self.messages, readings, strict=True))
-        return replace(self, messages=tuple(messages)).renamed(self.names)
+        # The lines (the model's prompt) keep what was written: machine readings there made
+        # the model repeat their mistranslations (bench/FAITHFULNESS.md, round 5).
+        return replace(self, messages=tuple(messages))
 
     def renamed(self, names: Mapping[Speaker, str]) -> Transcript:
         """The same transcript with speakers called by ``names`` on its lines (the others
@@ -138,7 +141,7 @@ class Transcript:
             if marker is None:
                 message = next(said)
                 name = names.get(message.speaker, message.speaker.name)
-                lines.append(f"{message.speaker.label_as(name)}: {message.english}")
+                lines.append(f"{message.speaker.label_as(name)}: {message.text}")
             else:
                 lines.append(marker)
         return replace(self, lines=tuple(lines), names=dict(names))

@@ -1,5 +1,5 @@
 """The summarize superpower around its pipeline: messages in another language are read in
-English before the model and the checks see them (the model scripted, the reader a fake)."""
+English for the checks (the model scripted, the reader a fake)."""
 
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ def test_messages_in_another_language_are_read_in_english(
 
     summary, prompt = summarize(identifier, reader)
     assert asked == [([SPANISH, AGENT, "Perfecto, muchas gracias."], [0, 0, 0])]
-    # The model reads the English; the check finds the customer's words in it.
-    assert READING in prompt and SPANISH not in prompt
+    # The model reads what was written; the check finds the customer's words in the reading.
+    assert SPANISH in prompt and READING not in prompt
     assert summary == DRAFT
 
 

@@ -53,7 +53,7 @@ class SummarizeSuperpower:
         self.threads_ttl_seconds = threads_ttl_seconds
         # The summary is checked in English: messages in another language are read in English
         # by the fast engines first, else the check finds no words of theirs and gives what
-        # they said to whoever repeated it in English.
+        # they said to whoever repeated it in English. (The model reads them as written.)
         self.reader = reader
 
     async def __call__(
