@@ -28,7 +28,7 @@ import asyncio
 import copy
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from threadwise.payload import parse_message_body
 from threadwise.services import Services
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.job import SummaryJob, plan
-from threadwise.text.transcript import Transcript
+from threadwise.text.transcript import Said, Transcript
 
 MIXED = DATA / "mixed_languages.jsonl"
 LANGUAGES = ("es", "fr", "pt")
@@ -190,19 +190,25 @@ RESULTS = Path(__file__).parent / "results"
 # How the summaries of the mixed conversations are written, for a blind review
 # (``bench.review pack mixed-plain mixed-checks-read mixed-read``): as written, no readings;
 # read in English for the checks (the service); read for the checks and in the prompt too.
-VARIANTS = ("mixed-plain", "mixed-checks-read", "mixed-read")
+VARIANTS = ("mixed-plain", "mixed-checks-read", "mixed-read", "mixed-both")
 
 
-def reading_in_the_prompt(transcript: Transcript) -> Transcript:
-    """``transcript`` whose lines show each message's English reading (tried: round 5)."""
-    shown = replace(
-        transcript, messages=tuple(replace(m, text=m.english) for m in transcript.messages)
-    )
-    return replace(transcript, lines=shown.renamed(transcript.names).lines)
+def reading_in_the_prompt(transcript: Transcript, both: bool = False) -> Transcript:
+    """``transcript`` whose lines show each message's English reading instead of what was
+    written, or with ``both``, after it in brackets (tried: round 5)."""
+
+    def shown(said: Said) -> str:
+        if said.reading is None:
+            return said.text
+        return f"{said.text} [in English: {said.reading}]" if both else said.reading
+
+    messages = tuple(replace(m, text=shown(m)) for m in transcript.messages)
+    lines = replace(transcript, messages=messages).renamed(transcript.names).lines
+    return replace(transcript, lines=lines)
 
 
-async def write_summaries(services: Services) -> None:
-    """Each mixed conversation summarized in each of ``VARIANTS``."""
+async def write_summaries(services: Services, variants: Sequence[str] = VARIANTS) -> None:
+    """Each mixed conversation summarized in each of ``variants``."""
     found = cases()
     summarize = services.summarize
     read = summarize._read
@@ -210,10 +216,14 @@ async def write_summaries(services: Services) -> None:
     async def prompt_too(transcript: Transcript, deadline: Deadline) -> Transcript:
         return reading_in_the_prompt(await read(transcript, deadline))
 
-    for variant in VARIANTS:
+    async def prompt_both(transcript: Transcript, deadline: Deadline) -> Transcript:
+        return reading_in_the_prompt(await read(transcript, deadline), both=True)
+
+    readers = {"mixed-read": prompt_too, "mixed-both": prompt_both}
+    for variant in variants:
         summarize.reader = None if variant == "mixed-plain" else services.translate.readings
         # The bench takes the service apart to compare.
-        summarize._read = prompt_too if variant == "mixed-read" else read  # type: ignore[method-assign]
+        summarize._read = readers.get(variant, read)  # type: ignore[method-assign]
         rows = []
         started = time.perf_counter()
         for case in found:
@@ -234,15 +244,15 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="translate the data (minutes)")
     parser.add_argument("--summaries", type=int, default=0, help="support chats to summarize")
     parser.add_argument(
-        "--write-summaries", action="store_true", help="all three variants, for a review"
+        "--write-summaries", nargs="*", choices=VARIANTS, help="these variants (all), for a review"
     )
     args = parser.parse_args()
     # Deadlines for a busy machine: these runs measure what is written, not how fast.
     with loaded_services(request_timeout_seconds=900) as services:
         if args.write:
             asyncio.run(write(services))
-        elif args.write_summaries:
-            asyncio.run(write_summaries(services))
+        elif args.write_summaries is not None:
+            asyncio.run(write_summaries(services, args.write_summaries or VARIANTS))
         else:
             asyncio.run(measure(services, args.summaries))
 
