@@ -111,3 +111,12 @@ def test_a_message_in_another_language_is_read_in_english() -> None:
     assert as_written.text == "Daniel asks Lucía to refund her two charges for the same invoice."
     read = MIXED.read(["Hello, they charged me twice the bill 7734 of this month.", None, None])
     assert Attributor(read.messages, names).check(sentence).text == sentence
+
+
+def test_evidence_cites_a_message_by_its_english_reading() -> None:
+    sentence = "Lucía says she was charged twice for the bill 7734."
+    names = {s: s.name for s in MIXED.speakers}
+    read = MIXED.read(["Hello, they charged me twice the bill 7734 of this month.", None, None])
+    cited = Attributor(read.messages, names).evidence(sentence)
+    assert cited and cited[0].index == 0
+    assert cited[0].text.startswith("Hola")  # cited as the request wrote it
