@@ -92,9 +92,10 @@ export class Socket {
       // Not opened: the close below answers whatever was waiting; so does a later close.
       socket.addEventListener('close', (event) => {
         if (this.socket === socket) this.socket = null;
-        const why = (this.closedBecause = event.code === 1006 && !event.wasClean
+        this.closedBecause = event.code === 1006 && !event.wasClean
           ? 'The WebSocket could not be opened or was cut: the token may have expired (sign in again) or the server stopped.'
-          : `The WebSocket closed (${event.code}): ${event.reason || 'no reason given'}.`);
+          : `The WebSocket closed (${event.code}): ${event.reason || 'no reason given'}.`;
+        const why = this.closedBecause;
         for (const [id, { onFrame, resolve: answer }] of this.pending) {
           const frame = { correlationId: id, ...localError('SOCKET_CLOSED', why, true) };
           onFrame(frame);

@@ -318,7 +318,7 @@ async function summarizeOverSocket(bearer, body) {
       drafts += 1;
       firstDraft ??= performance.now() - started;
       $('summary-state').textContent = `Draft ${drafts}: the model is writing (not yet checked)…`;
-      renderSummary($('summary-output'), $('cited-messages'), items, body, false);
+      showSummary(items, body, false);
       showRaw(undefined, reply);
     }
   });
@@ -348,8 +348,14 @@ function finishSummary(envelope, body, call = {}) {
     return;
   }
   const items = envelope?.message?.results?.[0]?.response ?? [];
-  renderSummary($('summary-output'), $('cited-messages'), items, body, true);
+  showSummary(items, body, true);
   $('summary-state').textContent = items.some((item) => item.evidence) ? 'Final, checked. Focus a sentence to see the messages it cites.' : 'Final, checked.';
+}
+
+/** The summary's items, and the messages their evidence cites under their heading. */
+function showSummary(items, body, final) {
+  renderSummary($('summary-output'), $('cited-messages'), items, body, final);
+  $('cited-title').hidden = $('cited-messages').hidden;
 }
 
 function running(request) {

@@ -58,7 +58,6 @@ export function renderSummary(container, cited, items, body, final) {
   }
   cited.replaceChildren();
   cited.hidden = !(final && withEvidence);
-  document.getElementById('cited-title').hidden = cited.hidden;
   if (cited.hidden) return;
   const citing = new Map();
   for (const item of items) {
