@@ -1,10 +1,15 @@
-# The two commands: `make serve` and `make test`. Both set everything up first.
+# The two commands: `make serve` and `make test`. Both set up what they need first.
 .PHONY: setup serve test lint cluster bench bench-auth bench-translate bench-websocket bench-cluster
 
+# Everything the tests and benchmarks need (serve's set-up is part of it).
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
-serve: setup
+# Only what serving needs; then every part checked (a part that cannot work is named, with
+# what to do) before the server starts.
+serve:
+	@scripts/setup.sh serve
+	.venv/bin/threadwise doctor
 	.venv/bin/threadwise serve --host 127.0.0.1 --port 8000
 
 test: setup

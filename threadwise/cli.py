@@ -166,6 +166,14 @@ def _prepare_model(_: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _doctor(_: argparse.Namespace, settings: Settings) -> int:
+    from threadwise.doctor import report, run_checks
+
+    # The findings are the report; the engines' start-up lines would only interleave with it.
+    logging.getLogger("threadwise").setLevel(logging.WARNING)
+    return report(run_checks(settings), sys.stdout)
+
+
 def _migrate(_: argparse.Namespace, settings: Settings) -> int:
     from threadwise.services import open_database
 
@@ -779,6 +787,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     model = commands.add_parser("prepare-model", help="join and verify the default model")
     model.set_defaults(run=_prepare_model)
+
+    doctor = commands.add_parser(
+        "doctor", help="check every part the service needs; says what to do about each failure"
+    )
+    doctor.set_defaults(run=_doctor)
 
     migrate = commands.add_parser(
         "migrate", help="bring the database's schema up to date (`serve` also does at start-up)"

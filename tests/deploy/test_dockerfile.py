@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 
 from tests.deploy.conftest import DEPLOY, Instruction, dockerfile_stages
+from threadwise.engines.cpu_levels import BUILD_RECORD_NAME, cmake_args, level_named
 from threadwise.engines.model_files import PackagedModel, prepare_model
 
 BUILD, FINAL = dockerfile_stages((DEPLOY / "Dockerfile").read_text())
@@ -69,10 +70,12 @@ def test_it_serves_on_8000_with_readyz_as_its_health_check() -> None:
 
 
 def test_the_runtime_has_the_debian_packages_setup_installs() -> None:
-    """Apertium and the pairs scripts/setup.sh installs, except apertium-apy (a benchmark's)."""
-    listed = re.search(r"apertium_files=\((.*?)\)", SETUP.read_text(), re.DOTALL)
+    """Apertium and the pairs scripts/setup.sh installs for serving (not apertium-apy, which
+    only the benchmark needs)."""
+    listed = re.search(r"^wanted=\((.*?)^\)", SETUP.read_text(), re.DOTALL | re.MULTILINE)
     assert listed
-    wanted = {entry.split(":")[0] for entry in listed[1].split()} - {"apertium-apy"}
+    entries = [line.split()[0] for line in listed[1].splitlines() if ":" in line.split("#")[0]]
+    wanted = {entry.split(":")[0] for entry in entries if entry.startswith("apertium")}
     installed = {
         word
         for run in _all(FINAL, "RUN")
@@ -89,3 +92,21 @@ def test_the_build_context_is_only_the_package() -> None:
     assert rules[:4] == ["*", "!pyproject.toml", "!README.md", "!threadwise/"]
     copied = {part for args in _all(BUILD, "COPY") for part in args.split()[:-1]}
     assert copied == {"pyproject.toml", "README.md", "threadwise"}
+
+
+def test_llama_cpp_is_built_for_a_named_level_without_amx() -> None:
+    """Not the build machine's instructions (-march=native) and never AMX: the level is a rung
+    of cpu_levels, haswell unless the builder asks, and recorded for the runtime check."""
+    text = (DEPLOY / "Dockerfile").read_text()
+    default = re.search(r"^ARG THREADWISE_CPU_LEVEL=(\w+)$", text, re.MULTILINE)
+    assert default
+    level = level_named(default[1])
+    assert "avx512f" not in level.cpu_flags
+    args = cmake_args(level)
+    assert "-DGGML_NATIVE=OFF" in args
+    assert {a for a in args if "AMX" in a} == {
+        f"-DGGML_AMX_{x}=OFF" for x in ("TILE", "INT8", "BF16")
+    }
+    (install,) = [run for run in _all(BUILD, "RUN") if 'pip install ".[model]"' in run]
+    assert 'cpu_levels.py "$THREADWISE_CPU_LEVEL"' in install and "CMAKE_ARGS=" in install
+    assert BUILD_RECORD_NAME in install and "-march=native" not in text

@@ -18,6 +18,7 @@ from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.cores import CoreShare
 from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
 from threadwise.engines.metering import charge
+from threadwise.engines.native_build import check_cpu
 from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -98,6 +99,9 @@ class LlamaCppEngine:
         return None  # in the process: there when loaded
 
     def load(self) -> None:
+        # A library built for another CPU would die of SIGILL in the model's threads: refuse
+        # it with a sentence before it is loaded.
+        check_cpu()
         # Imported late: it loads the native library.
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter

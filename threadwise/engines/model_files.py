@@ -74,6 +74,19 @@ def prepare_model(
     return target
 
 
+def verify_model_file(model: PackagedModel, path: Path) -> str | None:
+    """What is wrong with the file at ``path`` (None: it is the expected one); reads only."""
+    if not path.is_file():
+        return f"{path} does not exist"
+    size, sha256 = _digest(path)
+    if (size, sha256) != (model.size, model.sha256):
+        return (
+            f"{path} is {size} bytes with SHA-256 {sha256}; expected {model.size} bytes "
+            f"with SHA-256 {model.sha256}"
+        )
+    return None
+
+
 def _part_paths(model: PackagedModel) -> list[Path]:
     paths: list[Path] = []
     missing: list[str] = []
