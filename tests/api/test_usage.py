@@ -150,3 +150,38 @@ def test_a_request_over_the_quota_is_refused_whole(
     report = usage(stack, token, f"organizationId={org}").json()
     assert report["totals"]["requests"] == 1  # the refused request is not counted
     assert report["quota"]["usedThisMonth"] == CHARACTERS
+
+
+@pytest.mark.parametrize("transport", ["rest", "websocket"])
+def test_a_retry_with_its_key_gets_its_answer_once_the_quota_is_spent(
+    stack: AuthStack, org: str, transport: str
+) -> None:
+    token = stack.fetch_token(stack.register(org))
+    stack.services.policies.set_defaults("acme", org, monthly_characters=CHARACTERS)
+
+    def send(key: str, *targets: str) -> dict[str, Any]:
+        body = translation(org, *targets)
+        if transport == "rest":
+            sent = {**headers(token), "Idempotency-Key": key}
+            answer: dict[str, Any] = stack.http.post(
+                "/message/translate", json=body, headers=sent
+            ).json()
+            return answer
+        with stack.http.websocket_connect(
+            "/ws", subprotocols=["optave-v1", token], headers={"Host": host("acme")}
+        ) as socket:
+            frame = {"action": "translate", "correlationId": "c1", "idempotencyKey": key}
+            socket.send_json({**body, "headers": frame})
+            reply: dict[str, Any] = socket.receive_json()
+            return reply
+
+    first = send("k-1", "en")
+    assert "error" not in first, first
+    spent = send("k-2", "en-GB")
+    assert spent["error"]["code"] == "QUOTA_EXCEEDED"
+    again = send("k-1", "en")
+    assert "error" not in again, again
+    assert again["message"] == first["message"]
+    report = usage(stack, token, f"organizationId={org}").json()
+    assert report["totals"]["requests"] == 1  # the replay is not charged again
+    assert report["quota"]["usedThisMonth"] == CHARACTERS

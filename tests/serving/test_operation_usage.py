@@ -103,8 +103,17 @@ def run(
     operation: Operation = "summarize",
     key: str | None = None,
 ) -> RequestRecord:
+    return asyncio.run(run_async(ops, request, operation, key))
+
+
+async def run_async(
+    ops: Operations,
+    request: MessageBody,
+    operation: Operation = "summarize",
+    key: str | None = None,
+) -> RequestRecord:
     record = RequestRecord.start("rest")
-    asyncio.run(ops.run(operation, request, tenant="acme", record=record, idempotency_key=key))
+    await ops.run(operation, request, tenant="acme", record=record, idempotency_key=key)
     return record
 
 
@@ -148,7 +157,8 @@ def test_answers_from_the_cache_or_an_earlier_request_spend_no_tokens(
     run(ops, body(summaryFormat="bullets"), key="k1")
     assert run(ops, body(summaryFormat="bullets"), key="k1").idempotency == "replayed"
     assert powers.calls == 2
-    assert used(usage, "summarize") == Counts(4, 4 * CHARACTERS, 240, 60)
+    # The replay is the request answered before, and counted then.
+    assert used(usage, "summarize") == Counts(3, 3 * CHARACTERS, 240, 60)
 
 
 def test_a_request_over_the_quota_is_refused_before_any_work(
@@ -171,6 +181,79 @@ def test_a_request_over_the_quota_is_refused_before_any_work(
     assert usage.read("acme", "org-1", *NOVEMBER).total.characters == 3 * CHARACTERS
 
 
+def test_parallel_requests_never_take_the_organization_past_its_quota(
+    queue: Scheduler, usage: UsageStore
+) -> None:
+    ops, powers = built(queue, usage, quota=3 * CHARACTERS)
+
+    async def ten() -> list[Any]:
+        return await asyncio.gather(
+            *(
+                ops.run("summarize", body(), tenant="acme", record=RequestRecord.start("rest"))
+                for _ in range(10)
+            ),
+            return_exceptions=True,
+        )
+
+    outcomes = asyncio.run(ten())
+    refused = [o for o in outcomes if isinstance(o, ServiceError)]
+    assert len(refused) == 7 and powers.calls == 3
+    assert all(r.code is ErrorCode.QUOTA_EXCEEDED for r in refused)
+    assert usage.read("acme", "org-1", *NOVEMBER).total.characters == 3 * CHARACTERS
+
+
+def test_failed_and_cancelled_requests_let_their_characters_go(
+    queue: Scheduler, usage: UsageStore
+) -> None:
+    ops, powers = built(queue, usage, quota=CHARACTERS)  # one request's
+    powers.summarize.error = ServiceError(ErrorCode.OVERLOADED, "busy", retry_after=1)
+    with pytest.raises(ServiceError):
+        run(ops, body())
+    powers.summarize.error = None
+    powers.summarize.delay = 60
+
+    async def cancelled() -> None:
+        running = asyncio.ensure_future(run_async(ops, body()))
+        while powers.calls < 2:  # at work, its characters held
+            await asyncio.sleep(0.01)
+        with pytest.raises(ServiceError) as refused:
+            await run_async(ops, body())
+        assert refused.value.code is ErrorCode.QUOTA_EXCEEDED
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+
+    asyncio.run(cancelled())
+    powers.summarize.delay = 0
+    run(ops, body())  # the whole quota is free again
+    assert usage.read("acme", "org-1", *NOVEMBER).total == Counts(1, CHARACTERS, 120, 30)
+
+
+def test_an_answer_given_before_is_given_again_once_the_quota_is_spent_and_not_charged(
+    queue: Scheduler, usage: UsageStore
+) -> None:
+    ops, powers = built(queue, usage, quota=CHARACTERS)
+    assert run(ops, body(), key="k1").idempotency == "new"
+    with pytest.raises(ServiceError) as refused:
+        run(ops, body(summaryFormat="bullets"), key="k2")  # the quota is spent
+    assert refused.value.code is ErrorCode.QUOTA_EXCEEDED
+    assert run(ops, body(), key="k1").idempotency == "replayed"
+    assert powers.calls == 1
+    assert usage.read("acme", "org-1", *NOVEMBER).total == Counts(1, CHARACTERS, 120, 30)
+
+
+def test_a_key_refused_for_the_quota_is_not_kept_with_the_refusal(
+    queue: Scheduler, usage: UsageStore
+) -> None:
+    ops, powers = built(queue, usage, quota=CHARACTERS - 1)
+    with pytest.raises(ServiceError):
+        run(ops, body(), key="k1")
+    larger = Policies(OrganizationPolicy(monthly_characters=CHARACTERS))
+    ops.policies = larger  # type: ignore[assignment]
+    assert run(ops, body(), key="k1").idempotency == "new"  # done now, not the refusal again
+    assert powers.calls == 1
+
+
 def test_a_request_larger_than_the_quota_says_so(queue: Scheduler, usage: UsageStore) -> None:
     ops, powers = built(queue, usage, quota=CHARACTERS - 1)
     with pytest.raises(ServiceError) as caught:
@@ -189,10 +272,10 @@ def test_a_quota_that_cannot_be_checked_refuses(
 ) -> None:
     ops, powers = built(queue, usage, quota=1000)
 
-    async def unreadable(*_: Any) -> int:
+    def unreadable(*_: Any) -> Any:
         raise ConnectionError("the database is away")
 
-    monkeypatch.setattr(usage, "used_this_month", unreadable)
+    monkeypatch.setattr(usage.database, "session", unreadable)
     with pytest.raises(ServiceError) as caught:
         run(ops, body())
     assert caught.value.code is ErrorCode.PROCESSING_FAILED

@@ -59,11 +59,11 @@ class Echo(StandIn):
         return [ResponseItem(content=content, engine="stand-in")]
 
 
-def body(mode: Any) -> MessageBody:
+def body(mode: Any, text: str = TEXT) -> MessageBody:
     data = minimal_body(settings={"redactPersonalData": mode})
     conversation = data["request"]["scope"]["conversations"][0]
     conversation["participants"] = [{"participantId": "p1", "displayName": "Maya Chen"}]
-    conversation["messages"] = [{"participantId": "p1", "content": TEXT}]
+    conversation["messages"] = [{"participantId": "p1", "content": text}]
     return parse_message_body(data, LIMITS)
 
 
@@ -122,6 +122,29 @@ def test_the_caches_and_the_idempotency_store_keep_only_placeholders(
     assert "[EMAIL_1]" in stored[0] and "[EMAIL_1]" in stored[1]
     for value in PLANTED:
         assert not any(value in text for text in stored), value
+
+
+@pytest.mark.parametrize("mode", ["mask", "restore"])
+def test_an_idempotency_key_tells_requests_apart_by_what_redaction_replaces(mode: str) -> None:
+    """Two bodies that differ only in an e-mail address redact alike, yet are two requests."""
+    power = Echo()
+    ops = operations(power)
+    ops.redactor = REDACTOR
+    other = body(mode, TEXT.replace("maya.chen@example.com", "m.chen@example.org"))
+
+    async def send(request: MessageBody) -> Any:
+        record = RequestRecord.start("rest")
+        return await ops.run("summarize", request, tenant="t", record=record, idempotency_key="k-1")
+
+    async def scenario() -> None:
+        first = await send(body(mode))
+        assert await send(body(mode)) == first
+        with pytest.raises(ServiceError) as refused:
+            await send(other)
+        assert refused.value.code is ErrorCode.IDEMPOTENCY_KEY_REUSED
+
+    asyncio.run(scenario())
+    assert len(power.seen) == 1
 
 
 def test_mask_keeps_the_placeholders() -> None:

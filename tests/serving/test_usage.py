@@ -21,6 +21,8 @@ from threadwise.serving import usage as usage_module
 from threadwise.serving.usage import (
     Counts,
     DayUsage,
+    QuotaReached,
+    Reservation,
     UsageStore,
     next_month,
     report_days,
@@ -188,6 +190,52 @@ def test_the_month_used_counts_both_replicas_within_the_cache_time(
     assert used(mine) == 1107
     assert used(mine, datetime(2026, 10, 15, tzinfo=UTC)) == 100
     assert used(mine, datetime(2026, 12, 1, tzinfo=UTC)) == 0  # a new month starts at zero
+
+
+def test_parallel_reservations_never_hold_past_the_quota(
+    stores: list[UsageStore], tenant: str, clock: Clock
+) -> None:
+    store = stores[0]
+    add(store, tenant, characters=30)
+    assert store.flush()
+    clock.now += 5  # the month's total is read from the database again, by every reservation
+
+    async def reserve_ten() -> list[Reservation | QuotaReached]:
+        return await asyncio.gather(
+            *(store.reserve(tenant, "org-a", 20, 100, NOW) for _ in range(10))
+        )
+
+    held = asyncio.run(reserve_ten())
+    granted = [h for h in held if isinstance(h, Reservation)]
+    assert len(granted) == 3  # 30 used, and three times 20 held, of 100
+    assert {h.used for h in held if isinstance(h, QuotaReached)} == {90}
+    for reservation in granted:
+        reservation.settle("translate", 0, 0)
+    assert store.read(tenant, "org-a", *NOVEMBER).of("translate") == Counts(3, 60, 0, 0)
+    assert asyncio.run(store.used_this_month(tenant, "org-a", NOW)) == 90
+
+
+def test_a_released_reservation_is_not_counted_and_frees_its_characters(
+    stores: list[UsageStore], tenant: str
+) -> None:
+    store = stores[0]
+
+    def reserve(characters: int) -> Reservation | QuotaReached:
+        return asyncio.run(store.reserve(tenant, "org-a", characters, 100, NOW))
+
+    first = reserve(80)
+    assert isinstance(first, Reservation)
+    assert reserve(30) == QuotaReached(80)  # held, though not used
+    assert asyncio.run(store.used_this_month(tenant, "org-a", NOW)) == 0
+    first.release()
+    first.settle("translate", 1, 1)  # ended already: nothing more
+    second = reserve(100)
+    assert isinstance(second, Reservation)
+    second.settle("summarize", 120, 30)
+    second.release()  # settled already: nothing more
+    assert store.read(tenant, "org-a", *NOVEMBER).total == Counts(1, 100, 120, 30)
+    assert reserve(1) == QuotaReached(100)
+    assert isinstance(asyncio.run(store.reserve(tenant, "org-a", 1, None, NOW)), Reservation)
 
 
 def test_close_writes_what_is_left(database: Database, clock: Clock, tenant: str) -> None:

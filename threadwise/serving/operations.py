@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 import anyio.to_thread
 
 from threadwise.cache import Cache
-from threadwise.engines.metering import Meter, metering
+from threadwise.engines.metering import metering
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
 from threadwise.payload import character_count, charged_characters
@@ -33,7 +33,7 @@ from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.serving.redaction import Redaction, Redactor
-from threadwise.serving.usage import UsageStore, next_month, utc_day
+from threadwise.serving.usage import QuotaReached, Reservation, UsageStore, next_month, utc_day
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower
@@ -99,8 +99,9 @@ class Operations:
         A request answered counts in its organization's usage: one request, its message
         characters (a translation's once per target language, as the character rate limit
         counts them) and the model tokens its work spent, which are none for an answer from
-        the result cache or an earlier request with the key. A failed request counts
-        nothing."""
+        the result cache. Its characters are held against the monthly quota while it runs. A
+        failed request counts nothing, nor does the answer of an earlier request with the key
+        (it was counted then), which is given even once the quota is spent."""
         organization = body.request.context.organizationId
         scope = f"{tenant}:{organization}"
         record.operation = operation
@@ -108,10 +109,12 @@ class Operations:
         record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
         record.characters = character_count(body)
         characters = charged_characters(body, operation)
+        # The request as it came: a policy's defaults or redaction must not make two
+        # different requests (say, two e-mail addresses) one.
+        fingerprint = digest({"operation": operation, "body": canonical_body(body)})
         try:
             async with self.lifecycle.working():
                 policy = await self._policy(tenant, organization)
-                await self._within_quota(tenant, organization, policy, characters)
                 body = with_policy(body, policy, operation)
                 redaction = await self._redact(body)
                 if redaction is not None:
@@ -128,32 +131,45 @@ class Operations:
                     _applicable(terms, body.request.settings.glossaryId),
                     terms.do_not_translate,
                 )
-                with metering() as meter:
-                    if idempotency_key is None:
-                        results = await self._answer(answer)
-                    else:
-                        results = await self._once(answer, idempotency_key)
-                self._count_usage(tenant, organization, operation, characters, meter)
+                charge = _Charge(tenant, organization, characters, policy.monthly_characters)
+                if idempotency_key is None:
+                    results = await self._charged(answer, charge)
+                else:
+                    results = await self._once(answer, charge, idempotency_key, fingerprint)
                 return results if redaction is None else redaction.results(results)
         except ServiceError as exc:
             record.failed_with(exc)
             raise
 
-    async def _within_quota(
-        self, tenant: str, organization: str, policy: OrganizationPolicy, characters: int
-    ) -> None:
-        """Refuse the request whole (``QUOTA_EXCEEDED``) if its characters would take the
-        organization past its monthly quota; fails closed."""
-        quota = policy.monthly_characters
-        if quota is None or self.usage is None:
-            return
+    async def _charged(self, answer: _Answer, charge: _Charge) -> Results:
+        """``answer``, its characters held against the organization's monthly quota from
+        before the work until it is counted, or let go if it fails or is cancelled."""
+        reservation = await self._reserve(charge)
+        try:
+            with metering() as meter:
+                results = await self._answer(answer)
+        except BaseException:
+            if reservation is not None:
+                reservation.release()
+            raise
+        if reservation is not None:
+            reservation.settle(answer.operation, meter.prompt_tokens, meter.completion_tokens)
+        return results
+
+    async def _reserve(self, charge: _Charge) -> Reservation | None:
+        """The request's characters held, or the request refused whole (``QUOTA_EXCEEDED``)
+        if they would take the organization past its monthly quota; fails closed."""
+        if self.usage is None:
+            return None
+        quota, characters = charge.quota, charge.characters
         now = self.usage.now()
-        reading = self.usage.used_this_month(tenant, organization, now)
-        used = await _read_or_refuse("usage", reading)
-        if used + characters <= quota:
-            return
+        reserving = self.usage.reserve(charge.tenant, charge.organization, characters, quota, now)
+        held = await _read_or_refuse("usage", reserving)
+        if not isinstance(held, QuotaReached):
+            return held
+        assert quota is not None  # without one, everything fits
         resets = next_month(utc_day(now))
-        name = f"organization {organization[:256]!r}"
+        name = f"organization {charge.organization[:256]!r}"
         if characters > quota:
             raise ServiceError(
                 ErrorCode.QUOTA_EXCEEDED,
@@ -164,26 +180,12 @@ class Operations:
         reset_at = datetime.combine(resets, time(), UTC)
         raise ServiceError(
             ErrorCode.QUOTA_EXCEEDED,
-            f"The {name} has used {used} of its {quota} characters this month (UTC), and this "
-            f"request needs {characters} more; nothing of it was done. The quota starts again "
-            f"on {resets.isoformat()}: retry then, or ask for a larger quota.",
+            f"The {name} has used {held.used} of its {quota} characters this month (UTC), "
+            f"and this request needs {characters} more; nothing of it was done. The quota "
+            f"starts again on {resets.isoformat()}: retry then, or ask for a larger quota.",
             retry_after=(reset_at - now).total_seconds(),
             reason="quota_exceeded",
         )
-
-    def _count_usage(
-        self, tenant: str, organization: str, operation: Operation, characters: int, meter: Meter
-    ) -> None:
-        if self.usage is not None:
-            self.usage.add(
-                tenant,
-                organization,
-                operation,
-                characters,
-                meter.prompt_tokens,
-                meter.completion_tokens,
-                self.usage.now(),
-            )
 
     async def _redact(self, body: MessageBody) -> Redaction | None:
         """The body with its personal data replaced, when it asks (fails closed)."""
@@ -213,15 +215,13 @@ class Operations:
         reading = self.glossaries.for_translation(tenant, organization)
         return await _read_or_refuse("glossaries", reading)
 
-    async def _once(self, answer: _Answer, key: str) -> Results:
+    async def _once(self, answer: _Answer, charge: _Charge, key: str, fingerprint: str) -> Results:
+        """The answer of an earlier request with ``key`` (before the quota is looked at, and
+        not charged: it was when it was answered), or ``answer`` charged."""
         operation, body, record = answer.operation, answer.body, answer.record
         seconds = self._deadline_seconds(operation, body)
         claim = await self.idempotency.claim(
-            answer.scope,
-            key,
-            digest({"operation": operation, "body": canonical_body(body)}),
-            wait_seconds=seconds,
-            lease_seconds=LEASE_SECONDS,
+            answer.scope, key, fingerprint, wait_seconds=seconds, lease_seconds=LEASE_SECONDS
         )
         if claim.answer is not None:
             record.idempotency = "replayed"
@@ -231,7 +231,7 @@ class Operations:
         self._count("idempotency", "new")
         try:
             async with self._holding(claim):
-                results = await self._answer(answer)
+                results = await self._charged(answer, charge)
         except ServiceError as exc:
             await self._end_failed(claim, exc)
             raise
@@ -263,8 +263,12 @@ class Operations:
             renewing.cancel()
 
     async def _end_failed(self, claim: Claim, error: ServiceError) -> None:
-        # A retryable failure is not the answer: a retry with the same key tries again.
-        if error.code.retryable or error.code is ErrorCode.REQUEST_CANCELLED:
+        # A retryable failure is not the answer: a retry with the same key tries again. Nor is
+        # the quota's refusal: nothing was done, and a retry once the quota allows does it.
+        if error.code.retryable or error.code in (
+            ErrorCode.REQUEST_CANCELLED,
+            ErrorCode.QUOTA_EXCEEDED,
+        ):
             await self.idempotency.release(claim)
         else:
             await self.idempotency.complete(
@@ -329,6 +333,16 @@ async def _read_or_refuse(what: str, reading: Awaitable[T]) -> T:
             f"The organization's {what} could not be read, so nothing of this request was "
             "sent to an engine. Retry the request.",
         ) from exc
+
+
+@dataclass(frozen=True)
+class _Charge:
+    """What a request is charged, and the monthly quota it must fit (None: no quota)."""
+
+    tenant: str
+    organization: str
+    characters: int
+    quota: int | None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,12 @@ counted to the database every ``flush_seconds`` and at shutdown, as increments (
 CONFLICT DO UPDATE SET n = n + excluded.n``), so that replicas add to a day's row and never
 overwrite one another's. A flush that fails keeps its counts for the next one. What is read
 includes what this replica has not written yet: a caller sees its last request at once.
+
+A request's characters are held (``reserve``) from before its work until it is counted
+(``Reservation.settle``) or fails (``Reservation.release``), and a monthly quota is checked
+against what is used and held, in the same step as the hold: requests running side by side
+cannot each fit the quota alone and pass it together. Other replicas' requests count once they
+are written and the month's total is read again (``cache_seconds``).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ MAX_DAYS = 366  # that one report covers
 _YYYY_MM_DD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 _Key = tuple[str, str, date, str]  # tenant, organization, UTC day, operation
+_Month = tuple[str, str, date]  # tenant, organization, first day of the UTC month
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,13 @@ class UsageReport:
     @property
     def total(self) -> Counts:
         return sum((d.counts for d in self.days), Counts())
+
+
+@dataclass(frozen=True)
+class QuotaReached:
+    """Why ``UsageStore.reserve`` held nothing: the request does not fit the monthly quota."""
+
+    used: int  # characters counted this month and held by running requests, without its own
 
 
 def utc_day(when: datetime) -> date:
@@ -149,6 +163,7 @@ class UsageStore:
         self._dropped = 0  # requests not counted since the last flush: the bound was reached
         # Per (tenant, organization): until when, which month, its characters in the database.
         self._months: dict[tuple[str, str], tuple[float, date, int]] = {}
+        self._held: dict[_Month, int] = {}  # characters reserved by requests still running
         # One flush at a time; a read holds it too, so it never sees a flush half done.
         self._flush_lock = threading.Lock()
         self._stop = threading.Event()
@@ -204,10 +219,55 @@ class UsageStore:
         database's total, cached ``cache_seconds`` (other replicas' requests show within
         that), and what this replica has counted since."""
         month = month_start(utc_day(now))
+        stored = await self._stored(tenant, organization, month)
+        with self._lock:
+            return self._used_locked(tenant, organization, month, stored)
+
+    async def reserve(
+        self, tenant: str, organization: str, characters: int, quota: int | None, now: datetime
+    ) -> Reservation | QuotaReached:
+        """Hold ``characters`` of ``now``'s month for a request about to run, if with what
+        the organization used and its running requests hold they fit ``quota`` (None: no
+        quota); else hold nothing."""
+        month = month_start(utc_day(now))
+        # The database is read before, not in, the step that checks and holds: a request
+        # never waits for it holding the lock.
+        stored = 0 if quota is None else await self._stored(tenant, organization, month)
+        key = (tenant, organization, month)
+        with self._lock:
+            if quota is not None:
+                used = self._used_locked(tenant, organization, month, stored)
+                used += self._held.get(key, 0)
+                if used + characters > quota:
+                    return QuotaReached(used)
+            self._held[key] = self._held.get(key, 0) + characters
+        return Reservation(self, key, characters)
+
+    def _end(
+        self, reservation: Reservation, operation: str | None, prompt: int, completion: int
+    ) -> None:
+        """Let ``reservation``'s characters go, counting the request in the same step when it
+        is answered (``operation``): its characters are never both held and counted, nor
+        neither."""
+        key = reservation.month
+        with self._lock:
+            left = self._held.get(key, 0) - reservation.characters
+            if left > 0:
+                self._held[key] = left
+            else:
+                self._held.pop(key, None)
+            if operation is not None:
+                tenant, organization, _ = key
+                day = (tenant, organization, utc_day(self.now()), operation)
+                self._merge_locked({day: Counts(1, reservation.characters, prompt, completion)})
+
+    async def _stored(self, tenant: str, organization: str, month: date) -> int:
+        """The characters of the organization's ``month`` in the database, cached
+        ``cache_seconds``."""
         with self._lock:
             cached = self._months.get((tenant, organization))
             if cached is not None and cached[0] > self.clock() and cached[1] == month:
-                return cached[2] + self._unwritten_locked(tenant, organization, month)
+                return cached[2]
         return await anyio.to_thread.run_sync(self._read_month, tenant, organization, month)
 
     def _read_month(self, tenant: str, organization: str, month: date) -> int:
@@ -227,7 +287,15 @@ class UsageStore:
                 if key not in self._months and len(self._months) >= _MAX_CACHED:
                     self._months.pop(next(iter(self._months)))
                 self._months[key] = (self.clock() + self.cache_seconds, month, int(stored or 0))
-                return int(stored or 0) + self._unwritten_locked(tenant, organization, month)
+                return int(stored or 0)
+
+    def _used_locked(self, tenant: str, organization: str, month: date, stored: int) -> int:
+        # A flush may have written counts since ``stored`` was read: they have left the
+        # unwritten ones and joined the cached total, which is the one to take then.
+        cached = self._months.get((tenant, organization))
+        if cached is not None and cached[1] == month:
+            stored = cached[2]
+        return stored + self._unwritten_locked(tenant, organization, month)
 
     def _unwritten_locked(self, tenant: str, organization: str, month: date) -> int:
         return sum(
@@ -325,6 +393,29 @@ class UsageStore:
                 chunk = rows[start : start + _ROWS_PER_STATEMENT]
                 session.execute(_add_to_rows(self.database.dialect, chunk))
         return written
+
+
+class Reservation:
+    """A running request's characters, held by ``UsageStore.reserve`` until it ends: answered
+    (``settle``) or not (``release``). Only the first of the two does anything."""
+
+    def __init__(self, store: UsageStore, month: _Month, characters: int) -> None:
+        self.store = store
+        self.month = month
+        self.characters = characters
+        self.ended = False
+
+    def settle(self, operation: str, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count the answered request: one request, its characters, its model tokens."""
+        if not self.ended:
+            self.ended = True
+            self.store._end(self, operation, prompt_tokens, completion_tokens)
+
+    def release(self) -> None:
+        """Let the characters go uncounted: the request failed or was cancelled."""
+        if not self.ended:
+            self.ended = True
+            self.store._end(self, None, 0, 0)
 
 
 def _row(key: _Key, counts: Counts) -> dict[str, Any]:
