@@ -121,13 +121,13 @@ def parse_message_body(data: Any, limits: PayloadLimits) -> MessageBody:
     return body
 
 
-def validate(model: type[M], data: Any) -> M:
+def validate(model: type[M], data: Any, schema: str = "the message schema") -> M:
     """``data`` as ``model``; ``REQUIRED_FIELDS_MISSING`` or ``PAYLOAD_SCHEMA_MISMATCH``
-    naming the fields otherwise."""
+    naming the fields (and ``schema``, what the body should match) otherwise."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise _to_service_error(exc.errors()) from None
+        raise _to_service_error(exc.errors(), schema) from None
 
 
 def field_path(loc: Sequence[int | str]) -> str:
@@ -138,7 +138,7 @@ def field_path(loc: Sequence[int | str]) -> str:
     return path
 
 
-def _to_service_error(errors: list[ErrorDetails]) -> ServiceError:
+def _to_service_error(errors: list[ErrorDetails], schema: str) -> ServiceError:
     missing = [e for e in errors if e["type"] in _MISSING_TYPES]
     if missing:
         paths = ", ".join(dict.fromkeys(field_path(e["loc"]) for e in missing))
@@ -152,7 +152,7 @@ def _to_service_error(errors: list[ErrorDetails]) -> ServiceError:
     more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
     return ServiceError(
         ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
-        f"The request body does not match the message schema: {details}{more}.",
+        f"The request body does not match {schema}: {details}{more}.",
     )
 
 

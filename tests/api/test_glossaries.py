@@ -160,23 +160,48 @@ def test_only_the_tokens_organizations_and_only_with_a_token(
     refused(forged, 401, "INVALID_TOKEN")
 
 
+MISMATCH, MISSING = "PAYLOAD_SCHEMA_MISMATCH", "REQUIRED_FIELDS_MISSING"
+
+
 @pytest.mark.parametrize(
-    ("sent", "said"),
+    ("sent", "error", "said"),
     [
-        (body(targetLanguage="tlh"), "A glossary's target language is one of en, es, fr, de, pt"),
-        (body(targetLanguage="en"), "must differ, got 'en' for both"),
-        (body(entries=[]), "A glossary has 1 to 1000 entries, got 0"),
-        (body(entries=[{"source": "a", "target": ""}]), "entry 1's target must not be empty"),
-        ({**body(), "name": None}, "body.name: Input should be a valid string"),
-        ({k: v for k, v in body().items() if k != "name"}, "body.name: Field required"),
-        (body(entries=[{"source": "a", "target": "b", "caseSensitve": True}]), "caseSensitve"),
-        (body(entries="ticket=incidencia"), "body.entries: Input should be a valid list"),
+        (
+            body(targetLanguage="tlh"),
+            MISMATCH,
+            "A glossary's target language is one of en, es, fr, de, pt",
+        ),
+        (body(targetLanguage="en"), MISMATCH, "must differ, got 'en' for both"),
+        (body(entries=[]), MISMATCH, "A glossary has 1 to 1000 entries, got 0"),
+        (
+            body(entries=[{"source": "a", "target": ""}]),
+            MISMATCH,
+            "entry 1's target must not be empty",
+        ),
+        (
+            {**body(), "name": None},
+            MISMATCH,
+            "does not match GlossaryRequest (see /openapi.json): name: Input should be a valid "
+            "string",
+        ),
+        (
+            {k: v for k, v in body().items() if k != "name"},
+            MISSING,
+            "Required field is missing or empty: name.",
+        ),
+        (
+            body(entries=[{"source": "a", "target": "b", "caseSensitve": True}]),
+            MISMATCH,
+            "caseSensitve",
+        ),
+        (body(entries="ticket=incidencia"), MISMATCH, "entries: Input should be a valid list"),
+        ([body()], MISMATCH, "The body must be a JSON object (GlossaryRequest in /openapi.json)"),
     ],
 )
 def test_a_bad_body_is_refused_naming_what_to_fix(
-    http: TestClient, sent: dict[str, Any], said: str
+    http: TestClient, sent: Any, error: str, said: str
 ) -> None:
-    message = refused(http.post("/glossaries", json=sent), 422, "PAYLOAD_SCHEMA_MISMATCH")
+    message = refused(http.post("/glossaries", json=sent), 422, error)
     assert said in message
     assert http.get("/glossaries", params={"organizationId": "org-1"}).json()["glossaries"] == []
 
@@ -199,9 +224,17 @@ def test_the_openapi_document_describes_the_routes(http: TestClient) -> None:
     assert set(paths["/glossaries/{glossaryId}"]) == {"get", "put", "delete"}
     assert set(paths["/glossaries/do-not-translate"]) == {"get", "put"}
     created = paths["/glossaries"]["post"]
-    assert set(created["responses"]) == {"201", "401", "403", "422"}
-    request = created["requestBody"]["content"]["application/json"]["schema"]
-    assert request == {"$ref": "#/components/schemas/GlossaryRequest"}
+    assert set(created["responses"]) == {"201", "400", "401", "403", "413", "415", "422"}
+    for path, method, model in [
+        ("/glossaries", "post", "GlossaryRequest"),
+        ("/glossaries/{glossaryId}", "put", "GlossaryRequest"),
+        ("/glossaries/do-not-translate", "put", "DoNotTranslateRequest"),
+    ]:
+        request = paths[path][method]["requestBody"]
+        assert request["required"] is True
+        assert request["content"]["application/json"]["schema"] == {
+            "$ref": f"#/components/schemas/{model}"
+        }
     schema = document["components"]["schemas"]["GlossaryRequest"]
     assert set(schema["required"]) == {
         "organizationId",

@@ -1,15 +1,48 @@
-"""Read a superpower request body: media type, size limit, JSON, then the message schema."""
+"""Read a request body: media type, size limit, JSON, then its schema. Every route with a JSON
+body reads it here, once its caller's token has been checked (``deps.py``): a body is never
+buffered whole before it is known to fit, and every route answers the same malformed JSON,
+number or nesting with the same ``INVALID_JSON``."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from fastapi import Request
+from pydantic import BaseModel
 
 from threadwise.errors import ServiceError
-from threadwise.payload import PayloadLimits, decode_json, parse_message_body
+from threadwise.payload import PayloadLimits, decode_json, json_type, parse_message_body, validate
 from threadwise.protocol import ErrorCode, MessageBody
+
+M = TypeVar("M", bound=BaseModel)
 
 
 async def read_message_body(request: Request, max_bytes: int, limits: PayloadLimits) -> MessageBody:
+    raw = await _read_limited(
+        request, max_bytes, "Send fewer or shorter conversations per request."
+    )
+    data = decode_json(raw, "The body", "Send UTF-8 JSON: an object with 'session' and 'request'.")
+    return parse_message_body(data, limits)
+
+
+async def read_model(request: Request, model: type[M], max_bytes: int, smaller: str) -> M:
+    """The body as ``model`` (named so in /openapi.json); ``smaller`` says how to send less."""
+    raw = await _read_limited(request, max_bytes, smaller)
+    name = model.__name__
+    data = decode_json(raw, "The body", f"Send UTF-8 JSON: an object as {name} describes.")
+    if not isinstance(data, dict):
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+            f"The body must be a JSON object ({name} in /openapi.json), got a JSON "
+            f"{json_type(data)}.",
+        )
+    return validate(model, data, f"{name} (see /openapi.json)")
+
+
+async def _read_limited(request: Request, max_bytes: int, smaller: str) -> bytes:
+    """The body, refused (415) unless it is JSON, and (413) as soon as it is known to be
+    larger than ``max_bytes``: by its Content-Length before any of it is read, else while it
+    is read, never after buffering it whole."""
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != "application/json" and not media_type.endswith("+json"):
         raise ServiceError(
@@ -17,16 +50,9 @@ async def read_message_body(request: Request, max_bytes: int, limits: PayloadLim
             f"The body must be JSON sent with 'Content-Type: application/json', "
             f"got {media_type or 'no Content-Type'!r}.",
         )
-    raw = await _read_limited(request, max_bytes)
-    data = decode_json(raw, "The body", "Send UTF-8 JSON: an object with 'session' and 'request'.")
-    return parse_message_body(data, limits)
-
-
-async def _read_limited(request: Request, max_bytes: int) -> bytes:
     too_large = ServiceError(
         ErrorCode.PAYLOAD_TOO_LARGE,
-        f"The body is larger than the {max_bytes // 1024} KiB limit. Send fewer or shorter "
-        "conversations per request.",
+        f"The body is larger than the {max_bytes // 1024} KiB limit. {smaller}",
     )
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request, Security
 from fastapi.openapi.models import HTTPBearer as HTTPBearerModel
 from fastapi.security.base import SecurityBase
+from pydantic import BaseModel
 
-from threadwise.api.body import read_message_body
+from threadwise.api.body import read_message_body, read_model
 from threadwise.api.records import record_of
 from threadwise.auth.gate import Principal, bearer_token, check_metrics_access
 from threadwise.payload import charged_characters
@@ -51,6 +52,19 @@ async def get_principal(
 
 
 Caller = Annotated[Principal, Depends(get_principal)]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def json_body(model: type[M], max_bytes: int, smaller: str) -> Any:
+    """A dependency for a body read as ``model`` (``body.read_model``), and only once the
+    caller is known: FastAPI would read and parse a body parameter whole before any
+    dependency, the token included. Document it with ``openapi.request_body``."""
+
+    async def read(request: Request, _: Caller) -> M:
+        return await read_model(request, model, max_bytes, smaller)
+
+    return Depends(read)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
 
 from threadwise.protocol import ErrorCode, ErrorEnvelope
 
@@ -41,6 +42,15 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             **({"headers": _HEADERS[status]} if status in _HEADERS else {}),
         }
     return responses
+
+
+def request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """A route's ``openapi_extra`` for a JSON body it reads itself (``deps.json_body``) as
+    ``model``, which the document names among its components."""
+    schema = model.model_json_schema()
+    definitions = {**schema.pop("$defs", {}), model.__name__: schema}
+    content = {"schema": {"$ref": f"#/$defs/{model.__name__}", "$defs": definitions}}
+    return {"requestBody": {"required": True, "content": {"application/json": content}}}
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:

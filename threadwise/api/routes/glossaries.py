@@ -13,8 +13,8 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from threadwise.api.deps import Caller, ServicesDep
-from threadwise.api.openapi import error_responses
+from threadwise.api.deps import Caller, ServicesDep, json_body
+from threadwise.api.openapi import error_responses, request_body
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, ErrorEnvelope
@@ -23,6 +23,7 @@ from threadwise.serving.glossaries import (
     MAX_DO_NOT_TRANSLATE,
     MAX_ENTRIES,
     MAX_GLOSSARIES,
+    MAX_TERM,
     UnknownGlossaryError,
 )
 from threadwise.text.languages import TRANSLATION_LANGUAGES
@@ -34,21 +35,26 @@ _EXAMPLE = pathlib.Path(__file__).resolve().parents[3] / "examples" / "glossary-
 
 T = TypeVar("T")
 
-_ERRORS = {
+Responses = dict[int | str, dict[str, Any]]
+
+_ERRORS: Responses = {
     **error_responses(401, 403),
     422: {
         "model": ErrorEnvelope,
-        "description": "`PAYLOAD_SCHEMA_MISMATCH`: the body or a parameter, with what to fix",
+        "description": "`PAYLOAD_SCHEMA_MISMATCH`, `REQUIRED_FIELDS_MISSING`: the body or a "
+        "parameter, with what to fix",
     },
 }
+# A body that is not JSON, too large, or sent as another media type.
+_BODY_ERRORS: Responses = {**_ERRORS, **error_responses(400, 413, 415)}
 # error_responses leaves NOT_FOUND out: elsewhere it only means a path that does not exist.
-_ERRORS_OF_ONE = {
-    **_ERRORS,
+_NO_SUCH_GLOSSARY: Responses = {
     404: {
         "model": ErrorEnvelope,
         "description": "`NOT_FOUND`: the organization has no such glossary",
     },
 }
+_ERRORS_OF_ONE: Responses = {**_ERRORS, **_NO_SUCH_GLOSSARY}
 _LANGUAGE = f"One of {', '.join(TRANSLATION_LANGUAGES)}; a region ('es-ES') is accepted."
 
 
@@ -125,6 +131,24 @@ class DoNotTranslateTerms(BaseModel):
 OrganizationId = Annotated[str, Query(alias="organizationId")]
 GlossaryId = Annotated[str, Path(alias="glossaryId")]
 
+# The largest bodies valid requests make, every character of a term escaped as \uXXXX
+# (json.dumps's default) and room for keys and indentation: a larger body cannot be valid,
+# and is refused as soon as it is known to be larger (413), before it is read whole.
+_GLOSSARY_BYTES = 64 * 1024 + MAX_ENTRIES * (2 * 6 * MAX_TERM + 128)
+_DO_NOT_TRANSLATE_BYTES = 64 * 1024 + MAX_DO_NOT_TRANSLATE * (6 * MAX_TERM + 128)
+GlossaryBody = Annotated[
+    GlossaryRequest,
+    json_body(GlossaryRequest, _GLOSSARY_BYTES, f"A glossary has at most {MAX_ENTRIES} entries."),
+]
+DoNotTranslateBody = Annotated[
+    DoNotTranslateRequest,
+    json_body(
+        DoNotTranslateRequest,
+        _DO_NOT_TRANSLATE_BYTES,
+        f"An organization has at most {MAX_DO_NOT_TRANSLATE} do-not-translate terms.",
+    ),
+]
+
 
 @router.get("/do-not-translate", responses=_ERRORS)
 async def list_do_not_translate(
@@ -136,9 +160,13 @@ async def list_do_not_translate(
     return _terms(terms)
 
 
-@router.put("/do-not-translate", responses=_ERRORS)
+@router.put(
+    "/do-not-translate",
+    responses=_BODY_ERRORS,
+    openapi_extra=request_body(DoNotTranslateRequest),
+)
 async def set_do_not_translate(
-    body: DoNotTranslateRequest, caller: Caller, services: ServicesDep
+    body: DoNotTranslateBody, caller: Caller, services: ServicesDep
 ) -> DoNotTranslateTerms:
     """Replace the organization's do-not-translate terms (an empty list removes them all)."""
     organization = body.organizationId
@@ -149,9 +177,11 @@ async def set_do_not_translate(
     return _terms(terms)
 
 
-@router.post("", status_code=201, responses=_ERRORS)
+@router.post(
+    "", status_code=201, responses=_BODY_ERRORS, openapi_extra=request_body(GlossaryRequest)
+)
 async def create_glossary(
-    body: GlossaryRequest, caller: Caller, services: ServicesDep
+    body: GlossaryBody, caller: Caller, services: ServicesDep
 ) -> GlossaryDetail:
     """Create a glossary for one language pair."""
     tenant = _acting_for(caller, services, body.organizationId)
@@ -181,9 +211,13 @@ async def get_glossary(
     return _detail(glossary)
 
 
-@router.put("/{glossaryId}", responses=_ERRORS_OF_ONE)
+@router.put(
+    "/{glossaryId}",
+    responses={**_BODY_ERRORS, **_NO_SUCH_GLOSSARY},
+    openapi_extra=request_body(GlossaryRequest),
+)
 async def replace_glossary(
-    glossary_id: GlossaryId, body: GlossaryRequest, caller: Caller, services: ServicesDep
+    glossary_id: GlossaryId, body: GlossaryBody, caller: Caller, services: ServicesDep
 ) -> GlossaryDetail:
     """Replace a glossary's name, languages, entries and default; its id stays."""
     tenant = _acting_for(caller, services, body.organizationId)
