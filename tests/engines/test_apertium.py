@@ -8,6 +8,7 @@ import signal
 import string
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -183,6 +184,51 @@ def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumE
     assert apertium.known_words("Merci !", "en") == (0, 1)
     # Reserved characters are no words, and never reach the analyzer.
     assert apertium.known_words("^$ @", "en") == (0, 0)
+
+
+# A 4 KB dotted token: each analyzer spent seconds on it (quadratic in its length), so the
+# watchdog restarted the shared pipelines, the requests failed and every other one waited.
+LONG_WORD = "b." * 1998
+HOSTILE = LONG_WORD + "@x"
+
+
+def test_a_word_longer_than_any_goes_through_untouched() -> None:
+    """Not looked up, not translated: within a watchdog far shorter than the seconds it took,
+    no exchange hangs and no pipeline is restarted."""
+    engine = ApertiumEngine(["en", "es", "fr", "pt"], timeout=0.5)
+    try:
+        engine.load()
+        started = {name: pipeline._processes[0].pid for name, pipeline in engine._pipelines.items()}
+        for language in sorted(engine.analyzed_languages()):
+            units = engine.analyze(f"house {HOSTILE} house", language)
+            assert units[1] == (LONG_WORD, f"*{LONG_WORD}"), (language, units)
+            assert [u[0] for u in units] == ["house", LONG_WORD, "x", "house"], language
+        assert engine.known_words(f"Hello {LONG_WORD}", "en") == (1, 2)
+        [result] = engine.translate([("The house is red. " + HOSTILE,)], "en", "fr")
+        assert result is not None
+        assert to_tagged(result).startswith(f"La maison est rouge. {LONG_WORD}@")
+        # Nine such requests beside others' short ones, as the outside probe sent them.
+        with ThreadPoolExecutor(4) as pool:
+            hostile = [pool.submit(engine.known_words, HOSTILE, "en") for _ in range(9)]
+            short = [
+                pool.submit(engine.translate, [("The house is red.",)], "en", "es")
+                for _ in range(9)
+            ]
+            assert {f.result() for f in hostile} == {(0, 2)}
+            assert all(f.result() == [("La casa es roja.",)] for f in short)
+        now = {name: pipeline._processes[0].pid for name, pipeline in engine._pipelines.items()}
+        assert now == started
+    finally:
+        engine.close()
+
+
+def test_long_words_among_others_are_carried_and_put_back() -> None:
+    word = "x" * 49
+    parts = (f"a {word} b{LONG_WORD}@", Tag(1, "open"), "c", Tag(1, "close"))
+    carried, reserved = carry_reserved(parts)
+    assert to_tagged(carried) == "a <x2/> <x3/><x4/><g1>c</g1>"  # "b" and the dots: one word
+    assert put_back(carried, reserved) == parts
+    assert carry_reserved(("x" * 48,)) == (("x" * 48,), {})
 
 
 def test_generates_words_from_lexical_forms(apertium: ApertiumEngine) -> None:

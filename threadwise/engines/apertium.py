@@ -7,7 +7,9 @@ handled here rather than by a ``apertium-deshtml`` process per request: tags bec
 superblanks (``[<g1>]``), which every program passes through in place. So do the characters
 the stream format reserves: escaping them is not enough (lrx-proc reads ``\\^`` as the start
 of a word and swallows the end of the message, which hangs the pipeline; the generator writes
-``\\*`` back unescaped, where it reads as its own mark), so they never reach the programs.
+``\\*`` back unescaped, where it reads as its own mark), so they never reach the programs. Nor
+do words longer than any in the dictionaries: the analyzers take quadratic time over one (a
+4,000-character ``b.b.b.…`` holds a pipeline, and every request waiting for it, for seconds).
 """
 
 from __future__ import annotations
@@ -49,7 +51,15 @@ _MODE_NAME = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?:_([A-Za-z]+))?$")
 # Characters with a meaning in Apertium's stream format, and ones its programs lose (NUL ends
 # a message in null-flush mode, other controls are not text, lt-proc drops a soft hyphen).
 # Each run of them goes through the pipeline as a superblank of its own.
-RESERVED = re.compile(r"[\\\[\]^$/@{}<>*#+~|\x00-\x08\x0b\x0c\x0e-\x1f\x7f\xad]+")
+_RESERVED_CHARACTERS = r"\\\[\]^$/@{}<>*#+~|\x00-\x08\x0b\x0c\x0e-\x1f\x7f\xad"
+RESERVED = re.compile(f"[{_RESERVED_CHARACTERS}]+")
+# Longer than the words of the pairs' languages ("anticonstitucionalmente": 23 letters), a run
+# of what the programs read as one word is none to look up or translate: it goes through
+# untouched. (Anchored at the run's start, so that the search stays linear.)
+MAX_WORD_CHARACTERS = 48
+_WORD_CHARACTER = rf"[^\s{_RESERVED_CHARACTERS}]"
+_LONG_WORD = re.compile(f"(?<!{_WORD_CHARACTER})({_WORD_CHARACTER}{{{MAX_WORD_CHARACTERS + 1},}})")
+_CARRIED = re.compile(f"{_LONG_WORD.pattern}|{RESERVED.pattern}")
 # An unknown word (*), an untranslated one (@) and a generation gap (#) are marked by the
 # engine; the marks are dropped, the words kept.
 _ENGINE_MARKS = frozenset("*@#~")
@@ -216,8 +226,9 @@ def parse_mode_file(mode_file: Path) -> list[list[str]]:
 
 
 def carry_reserved(parts: Parts) -> tuple[Parts, dict[int, str]]:
-    """``parts`` with each run of ``RESERVED`` characters made an atom of its own (numbered
-    after the segment's tags), and the text of those atoms."""
+    """``parts`` with each run of ``RESERVED`` characters, and each word longer than
+    ``MAX_WORD_CHARACTERS``, made an atom of its own (numbered after the segment's tags), and
+    the text of those atoms."""
     number = itertools.count(max((t.id for t in tags_of(parts)), default=0) + 1)
     carried: dict[int, str] = {}
     out: list[Part] = []
@@ -226,7 +237,7 @@ def carry_reserved(parts: Parts) -> tuple[Parts, dict[int, str]]:
             out.append(part)
             continue
         position = 0
-        for match in RESERVED.finditer(part):
+        for match in _CARRIED.finditer(part):
             out.append(part[position : match.start()])
             atom = Tag(next(number), "atom")
             carried[atom.id] = match.group()
@@ -349,7 +360,7 @@ class ApertiumEngine:
     def analyze(self, text: str, language: str) -> list[tuple[str, str]]:
         """Each word of ``text`` and the ``language`` dictionary's readings of it, as its
         morphological analyzer writes them (``Daniel<np><ant><m><sg>``; ``*Okafor``:
-        unknown)."""
+        unknown; a word longer than ``MAX_WORD_CHARACTERS`` is unknown unasked)."""
         mode_file = self._analyzer_modes()[language]
         name = f"{language}-analyzer"
         with self._lock:
@@ -359,11 +370,19 @@ class ApertiumEngine:
                 analyzer = parse_mode_file(mode_file)[:1]
                 pipeline = ApertiumPipeline(mode_file, self._timeout, commands=analyzer)
                 self._pipelines[name] = pipeline
-        plain = " ".join(RESERVED.sub(" ", text).split())
-        if not plain:
-            return []
-        (analysis,) = pipeline.translate([plain])
-        return [(surface, readings) for surface, readings in _LEXICAL_UNIT.findall(analysis)]
+        # Long words are not asked; the runs of words between them go in one exchange, a text
+        # each, with a final blank (in null-flush mode the analyzer drops a last word that
+        # follows an unknown one: "x house" came back as "x" alone).
+        pieces = _LONG_WORD.split(RESERVED.sub(" ", text))  # runs, and long words between
+        asked = [" ".join(run.split()) + " " for run in pieces[::2] if run.strip()]
+        analyses = iter(pipeline.translate(asked) if asked else [])
+        units: list[tuple[str, str]] = []
+        for index, piece in enumerate(pieces):
+            if index % 2:
+                units.append((piece, f"*{piece}"))
+            elif piece.strip():
+                units += _LEXICAL_UNIT.findall(next(analyses))
+        return units
 
     def generated_languages(self) -> frozenset[str]:
         """The languages ``generate`` writes words of."""
