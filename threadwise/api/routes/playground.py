@@ -16,6 +16,15 @@ router = APIRouter(include_in_schema=False)
 
 _PAGE = files("threadwise.api").joinpath("playground")
 _TYPES: Final = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+# The page's files and their media types, listed once: a requested name is looked up here,
+# never handed to the file system (one too long for it raised OSError: a 500, not a 404).
+_FILES: Final = {
+    resource.name: media_type
+    for resource in _PAGE.iterdir()
+    if resource.is_file()
+    and not resource.name.startswith(".")
+    and (media_type := _TYPES.get(resource.name[resource.name.rfind(".") :]))
+}
 # The page runs only its own files and talks only to this server (the WebSocket included:
 # 'self' covers ws: and wss: of the same host), which also keeps a pasted token from being
 # sent anywhere else by anything injected into the page.
@@ -43,12 +52,11 @@ async def asset(name: str, request: Request) -> Response:
 
 
 def _file(name: str, request: Request) -> Response:
-    media_type = _TYPES.get(name[name.rfind(".") :]) if "." in name else None
-    resource = _PAGE.joinpath(name)
-    if media_type is None or "/" in name or name.startswith(".") or not resource.is_file():
+    media_type = _FILES.get(name)
+    if media_type is None:
         raise ServiceError(ErrorCode.NOT_FOUND, f"No such file under /playground: {name[:80]!r}.")
     # The files are a few KiB each: read and hashed per request, a changed file is never stale.
-    content = resource.read_bytes()
+    content = _PAGE.joinpath(name).read_bytes()
     etag = f'"{hashlib.sha256(content).hexdigest()[:20]}"'
     headers = {**_HEADERS, "ETag": etag}
     if etag in request.headers.get("if-none-match", ""):
