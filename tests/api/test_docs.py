@@ -1,7 +1,10 @@
-"""/docs and /redoc: served with their assets from the package, nothing from another host."""
+"""/docs and /redoc: served with their assets from the package, nothing from another host,
+under a policy that runs only their own scripts and lets no other page frame them."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 
 import pytest
@@ -31,3 +34,26 @@ def test_the_assets_and_an_unknown_one(pages: TestClient) -> None:
     missing = pages.get("/docs/assets/..%2fconsts.py")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
     assert pages.get("/docs/oauth2-redirect").status_code == 200
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc", "/docs/oauth2-redirect"])
+def test_the_pages_run_only_their_own_scripts_and_are_framed_by_none(
+    pages: TestClient, page: str
+) -> None:
+    response = pages.get(page)
+    policy = dict(
+        rule.strip().split(" ", 1)
+        for rule in response.headers["content-security-policy"].split(";")
+    )
+    assert policy["default-src"] == "'none'"
+    assert policy["frame-ancestors"] == "'none'" and response.headers["x-frame-options"] == "DENY"
+    assert policy["connect-src"] == "'self'" and policy["base-uri"] == "'none'"
+    # This server's files, and each inline script of the page by its hash: nothing else runs.
+    inline = re.findall(r"<script>(.*?)</script>", response.text, re.DOTALL)
+    hashes = {
+        "'sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() + "'"
+        for script in inline
+    }
+    assert set(policy["script-src"].split()) == {"'self'", *hashes}
+    assert "unsafe-eval" not in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"

@@ -467,4 +467,7 @@ def test_the_api_docs_render_from_this_server_alone(
         "return performance.getEntriesByType('resource').map((entry) => entry.name)"
     )
     assert loaded and all(url.startswith(live_server.url + "/") for url in loaded), loaded
+    # The page's policy (routes/docs.py) refused nothing it needs to work.
+    logged = browser.get_log("browser")  # type: ignore[no-untyped-call]
+    assert [e for e in logged if "Content Security Policy" in e["message"]] == [], logged
     screenshot(browser, tmp_path / f"{page.strip('/')}.png")

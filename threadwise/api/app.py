@@ -71,6 +71,9 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         # Served from the package instead of a CDN (routes/docs.py).
         docs_url=None,
         redoc_url=None,
+        # Starlette would answer /glossaries/ with a redirect to an absolute URL built from
+        # the Host header, which any client sets: a path is answered as it is written.
+        redirect_slashes=False,
     )
     sockets = websocket.SocketRegistry()
     app.state.services = services
