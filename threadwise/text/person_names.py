@@ -28,6 +28,9 @@ _TITLE = re.compile(
     r"(?:\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Dra|Prof|Sr|Sra|Srta|Dña|Don|Doña|Herr|Frau|Mme|Mlle|"
     r"Senhor|Senhora|Dona)\.?|\bM\.)(?:\s+(?:Dr|Prof)\.?)?\s*$"
 )
+# The longest title or greeting, with what may follow it before the spaces before a name
+# ("Senhora Prof.", "thank you!").
+_TITLE_OR_GREETING_MAX = 32
 _GREETING = re.compile(
     r"\b(?:hi|hey|hello|hallo|hola|ol[áa]|bonjour|salut|ciao|dear|thanks|thank you|thx|cheers|"
     r"danke|merci|gracias|obrigad[oa]|grazie)[,!]?\s*$",
@@ -105,27 +108,49 @@ def find_people(
     found = []
     for run in _RUN.finditer(text):
         for start, end in _pieces(text, run.start(), run.end(), own):
-            words = _CAPITALIZED.findall(text[start:end])
+            words = list(_CAPITALIZED.finditer(text, start, end))
             # Plain words that begin it: "Please", "Hi", "Thanks", "Meine".
-            while words and (words[0] in _PLAIN or _plain(tags.get(words[0], frozenset()))):
-                start = text.index(words[0], start) + len(words[0])
-                start += len(text[start:end]) - len(text[start:end].lstrip())
-                words = words[1:]
-            if not words:
+            plain = 0
+            while plain < len(words) and _is_plain(words[plain].group(), tags):
+                plain += 1
+            if plain == len(words):
                 continue
-            title = _TITLE.search(text, 0, start)
-            named = any(_name_word(tags.get(word, frozenset())) for word in words)
-            unknown = 2 <= len(words) <= 3 and all(
-                len(word) > 2 and not tags.get(word) for word in words
+            if plain:
+                start = _after_spaces(text, words[plain - 1].end(), end)
+            names = [word.group() for word in words[plain:]]
+            title = _ending_at(_TITLE, text, start)
+            named = any(_name_word(tags.get(word, frozenset())) for word in names)
+            unknown = 2 <= len(names) <= 3 and all(
+                len(word) > 2 and not tags.get(word) for word in names
             )
             if not (title or named or unknown):
                 continue
-            if title is None and len(words) == 1 and _GREETING.search(text, 0, start):
+            if title is None and len(names) == 1 and _ending_at(_GREETING, text, start):
                 continue  # "Thanks Julien!": the person spoken to
             if title is not None:
                 start = title.start()
             found.append(Found("PERSON", start, end, text[start:end]))
     return found
+
+
+def _is_plain(word: str, tags: Mapping[str, frozenset[str]]) -> bool:
+    return word in _PLAIN or _plain(tags.get(word, frozenset()))
+
+
+def _after_spaces(text: str, start: int, end: int) -> int:
+    while start < end and text[start].isspace():
+        start += 1
+    return start
+
+
+def _ending_at(pattern: re.Pattern[str], text: str, start: int) -> re.Match[str] | None:
+    """``pattern`` (a title or a greeting, then spaces) ending at ``start``. It is a few
+    words long: it is looked for only just before the spaces before ``start``, so that a
+    long text's names are not each looked for back to its beginning (quadratic)."""
+    words_end = start
+    while words_end > 0 and text[words_end - 1].isspace():
+        words_end -= 1
+    return pattern.search(text, max(0, words_end - _TITLE_OR_GREETING_MAX), start)
 
 
 def _pieces(text: str, start: int, end: int, own: set[str]) -> list[tuple[int, int]]:

@@ -29,6 +29,7 @@ from stdnum.fr import nir
 from stdnum.us import ssn
 
 from threadwise.text.found import Found
+from threadwise.text.spans import DisjointSpans
 from threadwise.text.street_addresses import find_addresses
 
 __all__ = ["KINDS", "Found", "Placeholders", "find"]
@@ -43,26 +44,29 @@ PLACEHOLDER = re.compile(r"\[([A-Z_]+)_(\d+)\]")
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?![\w-])")
 # Runs of digit groups joined by one space or dash: card numbers are found inside them.
 _DIGIT_GROUPS = re.compile(r"(?<![\w-])\d+(?:[ -]\d+)*(?![\w])")
+_DIGITS = re.compile(r"\d+")
+_MOST_CARD_DIGITS = 19
+_CARD_DIGITS = range(13, _MOST_CARD_DIGITS + 1)
 _IBAN_START = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2} ?$")
+_IBAN_START_LENGTH = 5  # two letters, two digits and a space
 _IBAN = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){10,30}(?![\w])")
 
 
-def find(text: str, regions: Sequence[str] = REGIONS) -> list[Found]:
-    """The personal data in ``text``, in order, none overlapping."""
-    finds = [
-        *_emails(text),
-        *_ibans(text),
-        *_national_ids(text),
-        *_cards(text),
-        *find_addresses(text),
-        *_phones(text, regions),
-    ]
+def find(
+    text: str, regions: Sequence[str] = REGIONS, check: Callable[[], object] = lambda: None
+) -> list[Found]:
+    """The personal data in ``text``, in order, none overlapping. ``check`` is called between
+    one kind and the next (and between regions' phone numbers, which take longest): it
+    raises to stop the work."""
+    finds: list[Found] = []
+    for detector in (_emails, _ibans, _national_ids, _cards, find_addresses):
+        check()
+        finds += detector(text)
+    finds += _phones(text, regions, check)
     rank = {kind: n for n, kind in enumerate(KINDS)}
-    kept: list[Found] = []
-    for candidate in sorted(finds, key=lambda f: (rank[f.kind], f.start)):
-        if all(candidate.end <= k.start or candidate.start >= k.end for k in kept):
-            kept.append(candidate)
-    return sorted(kept, key=lambda f: f.start)
+    spans = DisjointSpans()
+    ranked = sorted(finds, key=lambda f: (rank[f.kind], f.start))
+    return sorted((f for f in ranked if spans.take(f.start, f.end)), key=lambda f: f.start)
 
 
 def _emails(text: str) -> Iterator[Found]:
@@ -87,20 +91,25 @@ def _cards(text: str) -> Iterator[Found]:
     """In each run of digit groups, the longest stretches of whole groups with 13-19
     digits that pass Luhn's check."""
     for run in _DIGIT_GROUPS.finditer(text):
-        if _IBAN_START.search(text, 0, run.start()):
+        # Only the few characters before the run can start an IBAN.
+        if _IBAN_START.search(text, max(0, run.start() - _IBAN_START_LENGTH), run.start()):
             continue  # the rest of an IBAN (one that failed its check is no card either)
-        groups = [
-            (m.start() + run.start(), m.end() + run.start())
-            for m in re.finditer(r"\d+", run.group())
-        ]
+        groups = [m.span() for m in _DIGITS.finditer(text, run.start(), run.end())]
         taken = -1
-        for i in range(len(groups)):
-            if groups[i][0] <= taken:
+        for first, (start, _) in enumerate(groups):
+            if start <= taken:
                 continue
-            for j in range(len(groups) - 1, i - 1, -1):
-                start, end = groups[i][0], groups[j][1]
-                digits = re.sub(r"\D", "", text[start:end])
-                if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+            # A stretch spans at most as many groups as a card has digits: looking further
+            # (every pair of a long run's groups) made long runs cubic.
+            number = ""
+            ends: list[tuple[int, int]] = []  # the digits up to each group, and its end
+            for group_start, group_end in groups[first : first + _MOST_CARD_DIGITS]:
+                if len(number) + group_end - group_start > _MOST_CARD_DIGITS:
+                    break
+                number += text[group_start:group_end]
+                ends.append((len(number), group_end))
+            for length, end in reversed(ends):
+                if length in _CARD_DIGITS and luhn.is_valid(number[:length]):
                     yield Found("CARD", start, end, text[start:end])
                     taken = end
                     break
@@ -144,9 +153,10 @@ def _national_ids(text: str) -> Iterator[Found]:
                 yield Found("NATIONAL_ID", match.start(group), match.end(group), value)
 
 
-def _phones(text: str, regions: Sequence[str]) -> Iterator[Found]:
+def _phones(text: str, regions: Sequence[str], check: Callable[[], object]) -> Iterator[Found]:
     seen: set[tuple[int, int]] = set()
     for region in regions:
+        check()
         for match in phonenumbers.PhoneNumberMatcher(
             text, region, leniency=phonenumbers.Leniency.STRICT_GROUPING
         ):

@@ -22,14 +22,16 @@ _EMOJI = (
 )
 _KEYCAP = r"[0-9#*]\ufe0f?\u20e3"
 _URL = r"(?:(?:https?|ftp)://|www\.)[^\s<>\"'`]+"
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+# An address starts where its run of name characters starts: tried from every character of a
+# long word (``"a" * 32000``), it would rescan the rest of the word each time (quadratic).
+_EMAIL = r"(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+"
 _MENTION = r"(?<![\w@.])@\w(?:[\w.-]*\w)?"
 _PLACEHOLDER = (
     r"\{\{[^{}\n]{1,80}\}\}"  # {{name}}
     r"|\$\{[^{}\n]{1,80}\}"  # ${name}
     r"|\{[\w.:-]{0,40}\}"  # {0} {name} {}
     r"|%(?:\(\w+\))?(?:\d+\$)?[-+0#]?\d*(?:\.\d+)?[sdifuxXcr]"  # %s %d %(x)s %1$s
-    r"|(?<![\w:]):[a-z0-9_+-]*[a-z][a-z0-9_+-]*:(?![\w:])"  # :smile:
+    r"|(?<![\w:]):(?=[0-9_+-]*[a-z])[a-z0-9_+-]++:(?![\w:])"  # :smile:
     r"|\[[A-Z][A-Z_]{1,30}_\d{1,4}\]"  # [EMAIL_1]: personal data kept from the engines
 )
 PROTECTED = re.compile(
@@ -37,7 +39,7 @@ PROTECTED = re.compile(
     rf"|(?P<placeholder>{_PLACEHOLDER})|(?P<emoji>{_KEYCAP}|{_EMOJI})"
 )
 # A URL usually does not end with the punctuation of the sentence around it.
-_URL_TRAILER = re.compile(r"[.,;:!?*_~]+$")
+_URL_TRAILER = frozenset(".,;:!?*_~")
 
 
 def protected_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -45,7 +47,7 @@ def protected_spans(text: str) -> Iterator[tuple[int, int]]:
     for match in PROTECTED.finditer(text):
         start, end = match.span()
         if match.lastgroup == "url":
-            end = start + len(_trim_url(match.group()))
+            end = start + _url_length(match.group())
         yield start, end
 
 
@@ -54,9 +56,17 @@ def protected_counts(text: str) -> Counter[str]:
     return Counter(text[s:e] for s, e in protected_spans(text))
 
 
-def _trim_url(url: str) -> str:
-    url = _URL_TRAILER.sub("", url)
-    # A closing parenthesis belongs to the URL only if it opened one: (see https://x.org/a_(b))
-    while url.endswith(")") and url.count(")") > url.count("("):
-        url = _URL_TRAILER.sub("", url[:-1])
-    return url
+def _url_length(url: str) -> int:
+    """How much of ``url`` is the URL: not the punctuation after it, nor a closing parenthesis
+    it did not open (see https://x.org/a_(b)). One pass from the end: a URL of any length."""
+    unmatched = url.count(")") - url.count("(")
+    end = len(url)
+    while end:
+        if url[end - 1] in _URL_TRAILER:
+            end -= 1
+        elif url[end - 1] == ")" and unmatched > 0:
+            end -= 1
+            unmatched -= 1
+        else:
+            break
+    return end

@@ -24,6 +24,7 @@ only when a place line follows it: a capitalized word after a comma is not an ad
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from threadwise.text.found import Found
 
@@ -60,8 +61,9 @@ _DE_NUMBER = (
     r"(?!\s*(?:Uhr|Tagen?|Wochen|Monaten?|Jahren?|Stunden|Minuten|[Mm]al|Stück|Euro|EUR|"
     r"Prozent|€|%)(?!\w))"
 )
-# One word: Hauptstraße, Goethestr., Karl-Marx-Allee.
-_DE_COMPOUND = rf"(?:{_DE_WORD}-)*(?:{_DE_WORD}(?:{_DE_SUFFIXES})|{_DE_WORD}-(?:{_DE_TYPES}))"
+# One word: Hauptstraße, Goethestr., Karl-Marx-Allee. A few words before the last: tried from
+# each word of a long hyphenated chain, the rest of the chain would be read again each time.
+_DE_COMPOUND = rf"(?:{_DE_WORD}-){{0,4}}(?:{_DE_WORD}(?:{_DE_SUFFIXES})|{_DE_WORD}-(?:{_DE_TYPES}))"
 # Separate words after a place's adjective in -er: Grünberger Str., Große Hamburger Straße.
 _DE_SEPARATE = (
     r"(?:(?:Alte|Neue|Große|Kleine|Lange|Hohe|Obere|Untere)[rs]?\s+)?"
@@ -167,18 +169,47 @@ _JOIN = re.compile(r",\s*")
 
 
 def find_addresses(text: str) -> list[Found]:
-    spans = [_extended(text, street.start(), street.end()) for street in _STREET.finditer(text)]
+    lines = _Lines(text)
+    spans = [lines.extended(street.start(), street.end()) for street in _STREET.finditer(text)]
     return [Found("ADDRESS", start, end, text[start:end]) for start, end in _joined(text, spans)]
 
 
-def _extended(text: str, start: int, end: int) -> tuple[int, int]:
-    """The street at ``start:end`` with the lines before and after it that belong to it."""
-    # A line before is short: looking back a bounded way keeps long texts linear.
-    while before := _BEFORE.search(text, max(0, start - _LINE_BEFORE_MAX), start):
-        start = before.start()
-    while after := _AFTER.match(text, end):
-        end = after.end()
-    return start, end
+class _Lines:
+    """The lines before and after each street of one text that belong to it. Where each walk
+    over them ends is kept: streets written one after another ("3 Pemberton Court, 19 Gresham
+    Street, …") walk over the same lines, and walking them again for each is quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._first: dict[int, int] = {}  # where a line starts → where the lines before start
+        self._last: dict[int, int] = {}  # where a line ends → where the lines after end
+
+    def extended(self, start: int, end: int) -> tuple[int, int]:
+        """The street at ``start:end`` with the lines before and after it."""
+        first = _walk(start, self._line_before, self._first)
+        return first, _walk(end, self._line_after, self._last)
+
+    def _line_before(self, start: int) -> int | None:
+        # A line before is short: looking back a bounded way keeps long texts linear.
+        before = _BEFORE.search(self.text, max(0, start - _LINE_BEFORE_MAX), start)
+        return None if before is None else before.start()
+
+    def _line_after(self, end: int) -> int | None:
+        after = _AFTER.match(self.text, end)
+        return None if after is None else after.end()
+
+
+def _walk(position: int, step: Callable[[int], int | None], ends: dict[int, int]) -> int:
+    """Where stepping from ``position`` until ``step`` finds nothing ends; ``ends`` keeps
+    that for each position passed, and gives it for one passed before."""
+    passed = []
+    while position not in ends and (following := step(position)) is not None:
+        passed.append(position)
+        position = following
+    end = ends.get(position, position)
+    for position in passed:
+        ends[position] = end
+    return end
 
 
 def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

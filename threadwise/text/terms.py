@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from threadwise.text.protected import protected_spans
+from threadwise.text.spans import DisjointSpans
 
 
 @dataclass(frozen=True)
@@ -67,15 +68,20 @@ def mask_terms(text: str, terms: Sequence[Term]) -> MaskedTerms:
     if not terms:
         return MaskedTerms(text)
     pattern = _pattern(tuple(terms))
-    skipped = [m.span() for m in _CODE.finditer(text)] + list(protected_spans(text))
+    skipped = _merged([m.span() for m in _CODE.finditer(text)] + list(protected_spans(text)))
     by_term = {_key(t): t for t in terms}
     counts: Counter[Term] = Counter()
     targets: dict[str, str] = {}
     numbers: dict[str, str] = {}
     parts: list[str] = []
     position = 0
+    # Terms and skipped spans are both in order: one pass over each (a term beside each of
+    # many emoji, "ok 👍 " * 6000, compared every term with every span: quadratic).
+    passed = 0
     for match in pattern.finditer(text):
-        if any(s < match.end() and match.start() < e for s, e in skipped):
+        while passed < len(skipped) and skipped[passed][1] <= match.start():
+            passed += 1
+        if passed < len(skipped) and skipped[passed][0] < match.end():
             continue
         term = by_term.get(match.group()) or by_term[match.group().casefold()]
         counts[term] += 1
@@ -91,6 +97,17 @@ def mask_terms(text: str, terms: Sequence[Term]) -> MaskedTerms:
         position = match.end()
     parts.append(text[position:])
     return MaskedTerms("".join(parts), targets, tuple(counts.items()))
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap as one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 @functools.lru_cache(maxsize=256)
@@ -147,10 +164,10 @@ def near_spans(own: str, translated: str, count: int) -> list[tuple[int, int]]:
             score = 2 * len(wanted & grams) / (len(wanted) + len(grams))
             if score >= NEAR_ENOUGH:
                 scored.append((score, tokens[first].start(), tokens[first + size - 1].end()))
-    chosen: list[tuple[int, int]] = []
-    for _, start, end in sorted(scored, reverse=True):
-        if all(end <= s or e <= start for s, e in chosen):
-            chosen.append((start, end))
+    spans = DisjointSpans()
+    chosen = [
+        (start, end) for _, start, end in sorted(scored, reverse=True) if spans.take(start, end)
+    ]
     return sorted(chosen) if len(chosen) == count else []
 
 

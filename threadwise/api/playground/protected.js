@@ -9,14 +9,16 @@ const EMOJI = String.raw`(?:[\u{1f1e6}-\u{1f1ff}]{2}|[${EMOJI_CHAR}])${MODIFIERS
 const KEYCAP = String.raw`[0-9#*]\ufe0f?\u20e3`;
 const CODE = String.raw`(?<!\x60)(?<ticks>\x60+)(?!\x60)[\s\S]*?(?<!\x60)\k<ticks>(?!\x60)`;
 const URL = String.raw`(?:(?:https?|ftp):\/\/|www\.)[^\s<>"'\x60]+`;
-const EMAIL = String.raw`[\p{L}\p{N}_.+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+`;
+// An address starts where its run of name characters starts (else a long word is rescanned
+// from each of its characters).
+const EMAIL = String.raw`(?<![\p{L}\p{N}_.+-])[\p{L}\p{N}_.+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+`;
 const MENTION = String.raw`(?<![\p{L}\p{N}_@.])@${WORD}(?:[\p{L}\p{N}_.-]*${WORD})?`;
 const PLACEHOLDER = [
   String.raw`\{\{[^{}\n]{1,80}\}\}`,
   String.raw`\$\{[^{}\n]{1,80}\}`,
   String.raw`\{[\p{L}\p{N}_.:-]{0,40}\}`,
   String.raw`%(?:\(${WORD}+\))?(?:\d+\$)?[-+0#]?\d*(?:\.\d+)?[sdifuxXcr]`,
-  String.raw`(?<![\p{L}\p{N}_:]):[a-z0-9_+-]*[a-z][a-z0-9_+-]*:(?![\p{L}\p{N}_:])`,
+  String.raw`(?<![\p{L}\p{N}_:]):(?=[0-9_+-]*[a-z])[a-z0-9_+-]+:(?![\p{L}\p{N}_:])`,
   String.raw`\[[A-Z][A-Z_]{1,30}_\d{1,4}\]`,
 ].join('|');
 const PROTECTED = new RegExp(
@@ -24,27 +26,38 @@ const PROTECTED = new RegExp(
     `|(?<placeholder>${PLACEHOLDER})|(?<emoji>${KEYCAP}|${EMOJI})`,
   'gu',
 );
-const URL_TRAILER = /[.,;:!?*_~]+$/u;
+// A URL usually does not end with the punctuation of the sentence around it.
+const URL_TRAILER = '.,;:!?*_~';
 
 /** [start, end, kind] of each protected span of ``text``, in order (UTF-16 offsets). */
 export function protectedSpans(text) {
   const spans = [];
   for (const match of text.matchAll(PROTECTED)) {
     const kind = Object.keys(match.groups).find((name) => match.groups[name] !== undefined);
-    let found = match[0];
-    if (kind === 'url') found = trimUrl(found);
-    spans.push([match.index, match.index + found.length, kind]);
+    const length = kind === 'url' ? urlLength(match[0]) : match[0].length;
+    spans.push([match.index, match.index + length, kind]);
   }
   return spans;
 }
 
-function trimUrl(url) {
-  let trimmed = url.replace(URL_TRAILER, '');
-  const count = (s, c) => s.split(c).length - 1;
-  while (trimmed.endsWith(')') && count(trimmed, ')') > count(trimmed, '(')) {
-    trimmed = trimmed.slice(0, -1).replace(URL_TRAILER, '');
+/** How much of ``url`` is the URL: not the punctuation after it, nor a closing parenthesis it
+ * did not open (see https://x.org/a_(b)). One pass from the end: a URL of any length. */
+function urlLength(url) {
+  const count = (c) => url.split(c).length - 1;
+  let unmatched = count(')') - count('(');
+  let end = url.length;
+  while (end) {
+    const last = url[end - 1];
+    if (URL_TRAILER.includes(last)) {
+      end -= 1;
+    } else if (last === ')' && unmatched > 0) {
+      end -= 1;
+      unmatched -= 1;
+    } else {
+      break;
+    }
   }
-  return trimmed;
+  return end;
 }
 
 /** ``text`` as DOM nodes, its protected spans in <mark class="protected"> with their kind. */

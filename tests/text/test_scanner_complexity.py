@@ -1,0 +1,79 @@
+"""Every scanner of message text takes time in proportion to the text, on the texts that
+once made one quadratic or cubic (issue 25: one long word froze the server)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.text.complexity import MAX_RATIO, doubling_ratio, report
+from threadwise.text.person_names import find_people
+from threadwise.text.personal_data import find
+from threadwise.text.protected import protected_spans
+from threadwise.text.street_addresses import find_addresses
+from threadwise.text.terms import Term, mask_terms, near_spans
+
+Scan = Callable[[str], object]
+TextOf = Callable[[int], str]
+
+
+def repeated(piece: str, before: str = "", after: str = "") -> TextOf:
+    """``piece`` repeated to about ``size`` characters, between ``before`` and ``after``."""
+    return lambda size: before + piece * (size // len(piece)) + after
+
+
+def spans(text: str) -> object:
+    return list(protected_spans(text))
+
+
+def personal_data(text: str) -> object:
+    return find(text, regions=())  # phone numbers on their own below: they take longest
+
+
+def phones(text: str) -> object:
+    return find(text, regions=("US",))
+
+
+TAGS = {"Julien": frozenset({"ant"}), "Daniel": frozenset({"ant"}), "Please": frozenset({"word"})}
+KEEP = [Term("ok", "ok")]
+
+CASES: dict[str, tuple[Scan, TextOf]] = {
+    # protected.py
+    "protected: one long word": (spans, repeated("a")),
+    "protected: a dotted token": (spans, repeated("b.", after="@x")),
+    "protected: an unclosed emoji code": (spans, repeated("a", before=" :")),
+    "protected: a URL's trailing dots": (spans, repeated(".", before="http://x", after="a")),
+    "protected: a URL's unopened parentheses": (spans, repeated(")", before="http://x")),
+    "protected: emoji": (spans, repeated("ok 👍 ")),
+    # personal_data.py
+    "personal data: digit groups": (personal_data, repeated("1234 ")),
+    "personal data: card numbers": (personal_data, repeated("4111 1111 1111 1111 ")),
+    "personal data: short runs of digits": (personal_data, repeated("1, ")),
+    "personal data: phone numbers in digit groups": (phones, repeated("1234 ")),
+    # person_names.py
+    "names: titles": (lambda t: find_people(t, TAGS), repeated("Mr. ")),
+    "names: plain words": (lambda t: find_people(t, TAGS), repeated("Der ")),
+    "names: one long run": (lambda t: find_people(t, TAGS), repeated("Aaa ")),
+    "names: many runs": (lambda t: find_people(t, TAGS), repeated("Aa bb ")),
+    "names: greetings": (lambda t: find_people(t, TAGS), repeated("hi Julien ")),
+    "names: names": (lambda t: find_people(t, TAGS), repeated("Please Daniel Okafor, ")),
+    # street_addresses.py
+    "addresses: buildings": (find_addresses, repeated("1 Aa Court, ")),
+    "addresses: a hyphenated chain": (find_addresses, repeated("Aa-")),
+    "addresses: lines before": (find_addresses, repeated("Flat 3, ", after="12 Baker St")),
+    # terms.py
+    "terms: beside emoji": (lambda t: mask_terms(t, KEEP), repeated("ok 👍 ")),
+    "terms: beside code": (lambda t: mask_terms(t, KEEP), repeated("ok `x` ")),
+    "terms: near wordings": (
+        lambda t: near_spans("factory reset", t, 1),
+        repeated("factory reset "),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_doubling_the_text_at_most_doubles_the_time(case: str) -> None:
+    scan, text_of = CASES[case]
+    ratio, timings = doubling_ratio(scan, text_of)
+    assert ratio <= MAX_RATIO, f"{case}: {ratio:.1f} times as long per doubling ({report(timings)})"
