@@ -64,9 +64,11 @@ def _package_with(cpu_library: Path, into: Path) -> Path:
     assert installed is not None, "llama-cpp-python is not installed"
     package = into / "llama_cpp"
     shutil.copytree(installed.parent, package, symlinks=True)
-    target = package / "lib" / "libggml-cpu.so"
-    target.unlink()
-    shutil.copy2(cpu_library, target)
+    # The wheel holds the library under each of its names as copies, and the loader asks for
+    # the versioned one (its SONAME): every copy is replaced.
+    for target in (package / "lib").glob("libggml-cpu.so*"):
+        target.unlink()
+        shutil.copy2(cpu_library, target)
     return into
 
 
