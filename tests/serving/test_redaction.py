@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,14 +15,17 @@ import redis
 from scripts.cluster import REDIS_VARIABLE
 from tests.conftest import minimal_body, service_url
 from tests.serving.test_operations import LIMITS, StandIn, operations
+from tests.text.complexity import MAX_RATIO, doubling_ratio, report
 from threadwise.cache import RedisCache
+from threadwise.deadlines import Deadline
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.errors import ServiceError
 from threadwise.payload import parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.idempotency import RedisIdempotencyStore
 from threadwise.serving.records import RequestRecord
-from threadwise.serving.redaction import Redactor
+from threadwise.serving.redaction import Redaction, Redactor
+from threadwise.text.found import Found
 
 TEXT = (
     "Hi, I'm Maya Chen. Refund card 4111 1111 1111 1111 and mail maya.chen@example.com; "
@@ -222,3 +226,83 @@ def test_the_redis_stores_keep_only_placeholders() -> None:
         client.close()
         ops.results.close()
         ops.idempotency.close()
+
+
+def conversation_of(texts: list[str]) -> MessageBody:
+    data = minimal_body(settings={"redactPersonalData": "mask"})
+    conversation = data["request"]["scope"]["conversations"][0]
+    conversation["messages"] = [{"participantId": "c", "content": text} for text in texts]
+    return parse_message_body(data, LIMITS)
+
+
+class Watched(Redactor):
+    """Counts the messages it looks into; the first waits until the test lets it go on."""
+
+    def __init__(self, regions: tuple[str, ...] = ("US", "GB", "ES")) -> None:
+        super().__init__(Names(), regions)
+        self.scanned = 0
+        self.started = threading.Event()
+        self.go_on = threading.Event()
+        self.ended = threading.Event()
+
+    def redact(self, *args: Any, **kwargs: Any) -> Redaction | None:
+        try:
+            return super().redact(*args, **kwargs)
+        finally:
+            self.ended.set()
+
+    def _find(self, text: str, *args: Any, **kwargs: Any) -> list[Found]:
+        self.scanned += 1
+        self.started.set()
+        self.go_on.wait(10)
+        return super()._find(text, *args, **kwargs)
+
+
+class PassedOnceStarted(Deadline):
+    """A deadline that passes as soon as ``redactor`` looks into its first message."""
+
+    def __init__(self, redactor: Watched) -> None:
+        super().__init__(60)
+        self.redactor = redactor
+
+    def remaining(self) -> float:
+        return 0.0 if self.redactor.started.is_set() else 60.0
+
+
+def test_redaction_stops_at_the_deadline_within_a_huge_message() -> None:
+    redactor = Watched()
+    redactor.go_on.set()
+    digits = conversation_of(["1234 " * 6400] * 20)  # 20 messages of 32,000 characters
+    with pytest.raises(ServiceError) as stopped:
+        redactor.redact(digits, PassedOnceStarted(redactor))
+    assert stopped.value.code is ErrorCode.REQUEST_TIMEOUT
+    assert redactor.scanned == 1  # it stopped inside the first message
+
+
+def test_redaction_stops_when_its_caller_goes() -> None:
+    redactor = Watched()
+    ops = operations(Echo())
+    ops.redactor = redactor
+
+    async def scenario() -> None:
+        record = RequestRecord.start("rest")
+        task = asyncio.ensure_future(
+            ops.run("translate", conversation_of([TEXT] * 5), tenant="t", record=record)
+        )
+        await asyncio.to_thread(redactor.started.wait, 10)
+        task.cancel()  # as the client going away does (api/work.py)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        redactor.go_on.set()
+        assert await asyncio.to_thread(redactor.ended.wait, 10)
+
+    asyncio.run(scenario())
+    assert redactor.scanned == 1  # the other four messages were never looked into
+
+
+def test_a_text_with_many_finds_and_names_is_redacted_in_linear_time() -> None:
+    redactor = Redactor(Names(), regions=())
+    ratio, timings = doubling_ratio(
+        redactor.find, lambda size: "Daniel 4111 1111 1111 1111, " * (size // 28)
+    )
+    assert ratio <= MAX_RATIO, f"{ratio:.1f} times as long per doubling ({report(timings)})"

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeVar
 import anyio.to_thread
 
 from threadwise.cache import Cache
+from threadwise.deadlines import Deadline
 from threadwise.engines.metering import metering
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
@@ -116,7 +117,7 @@ class Operations:
             async with self.lifecycle.working():
                 policy = await self._policy(tenant, organization)
                 body = with_policy(body, policy, operation)
-                redaction = await self._redact(body)
+                redaction = await self._redact(operation, body)
                 if redaction is not None:
                     body, on_partial = redaction.body, redaction.partial(on_partial)
                     record.redacted = redaction.count
@@ -187,8 +188,9 @@ class Operations:
             reason="quota_exceeded",
         )
 
-    async def _redact(self, body: MessageBody) -> Redaction | None:
-        """The body with its personal data replaced, when it asks (fails closed)."""
+    async def _redact(self, operation: Operation, body: MessageBody) -> Redaction | None:
+        """The body with its personal data replaced, when it asks (fails closed), within the
+        request's deadline; the work stops soon after its caller goes."""
         if Redactor.mode(body) is None:
             return None
         if self.redactor is None:
@@ -198,7 +200,14 @@ class Operations:
                 "sent to an engine.",
             )
         redactor = self.redactor
-        return await anyio.to_thread.run_sync(lambda: redactor.redact(body))
+        deadline = Deadline(self._deadline_seconds(operation, body))
+        try:
+            return await anyio.to_thread.run_sync(
+                lambda: redactor.redact(body, deadline), abandon_on_cancel=True
+            )
+        except asyncio.CancelledError:
+            deadline.cancel()  # a thread cannot be stopped from outside: it stops at a check
+            raise
 
     async def _policy(self, tenant: str, organization: str) -> OrganizationPolicy:
         """The organization's policies; fails closed (one may be to redact)."""

@@ -17,11 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from threadwise.deadlines import Deadline
 from threadwise.errors import ServiceError
 from threadwise.protocol import Entity, ErrorCode, Evidence, MessageBody, NextStep, ResponseItem
 from threadwise.text.found import Found
 from threadwise.text.person_names import Analyzer, capitalized_words, find_people, word_tags
 from threadwise.text.personal_data import REGIONS, Placeholders, find
+from threadwise.text.spans import DisjointSpans
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,10 @@ class Redaction:
         return lambda draft: target(self.text(draft))
 
 
+def _carry_on() -> None:
+    """No deadline: nothing stops the work."""
+
+
 class Redactor:
     def __init__(self, analyzer: Analyzer | None, regions: Sequence[str] = REGIONS) -> None:
         self.analyzer = analyzer
@@ -84,13 +90,18 @@ class Redactor:
             return None
         return "restore" if asked is True else asked
 
-    def redact(self, body: MessageBody) -> Redaction | None:
-        """The request with its personal data replaced, or None when it did not ask."""
+    def redact(self, body: MessageBody, deadline: Deadline | None = None) -> Redaction | None:
+        """The request with its personal data replaced, or None when it did not ask.
+        ``deadline`` (its passing, or the caller leaving) stops the work between messages,
+        and within one between its kinds of personal data."""
         mode = self.mode(body)
         if mode is None:
             return None
+        check = deadline.check if deadline is not None else _carry_on
         try:
-            return Redaction(mode, *self._masked(body))
+            return Redaction(mode, *self._masked(body, check))
+        except ServiceError:
+            raise  # the deadline's: the request timed out or was cancelled
         except Exception as exc:
             log.exception("redaction failed; the request is refused")
             raise ServiceError(
@@ -100,25 +111,26 @@ class Redactor:
                 "redactPersonalData only if its content may be processed as it is.",
             ) from exc
 
-    def _masked(self, body: MessageBody) -> tuple[Placeholders, MessageBody]:
+    def _masked(
+        self, body: MessageBody, check: Callable[[], None]
+    ) -> tuple[Placeholders, MessageBody]:
         conversations = body.request.scope.conversations
         texts = [m.content for c in conversations for m in c.messages]
         tags = {}
         if self.analyzer is not None:
             words = set().union(*(capitalized_words(t) for t in texts)) if texts else set()
+            check()
             tags = word_tags(self.analyzer, words)
         placeholders = Placeholders()
         masked_conversations = []
         for conversation in conversations:
             names = [p.displayName for p in conversation.participants if p.displayName]
-            messages = [
-                m.model_copy(
-                    update={
-                        "content": placeholders.mask(m.content, self._find(m.content, tags, names))
-                    }
-                )
-                for m in conversation.messages
-            ]
+            messages = []
+            for message in conversation.messages:
+                check()
+                finds = self._find(message.content, tags, names, check)
+                masked = placeholders.mask(message.content, finds)
+                messages.append(message.model_copy(update={"content": masked}))
             masked_conversations.append(conversation.model_copy(update={"messages": messages}))
         scope = body.request.scope.model_copy(update={"conversations": masked_conversations})
         request = body.request.model_copy(update={"scope": scope})
@@ -132,10 +144,18 @@ class Redactor:
         return self._find(text, tags, participants)
 
     def _find(
-        self, text: str, tags: dict[str, frozenset[str]], participants: Sequence[str]
+        self,
+        text: str,
+        tags: dict[str, frozenset[str]],
+        participants: Sequence[str],
+        check: Callable[[], None] = _carry_on,
     ) -> list[Found]:
-        finds = find(text, self.regions)
-        if self.analyzer is not None:
-            people = find_people(text, tags, participants)
-            finds += [p for p in people if all(p.end <= f.start or p.start >= f.end for f in finds)]
-        return finds
+        finds = find(text, self.regions, check)
+        if self.analyzer is None:
+            return finds
+        check()
+        spans = DisjointSpans()
+        for found in finds:
+            spans.take(found.start, found.end)
+        people = find_people(text, tags, participants)
+        return finds + [p for p in people if spans.free(p.start, p.end)]
