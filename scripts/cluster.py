@@ -241,6 +241,8 @@ def running_cluster(
             "THREADWISE_LLM_MODEL": alias,
             "THREADWISE_LLM_SERVER": "llama-cpp-python",
             "THREADWISE_LLM_CONCURRENCY": "1",
+            # HAProxy, on this machine, is the replicas' proxy (as in deploy/compose.yaml).
+            "THREADWISE_FORWARDED_ALLOW_IPS": "127.0.0.1",
             "THREADWISE_DATA_DIR": str(state / "cli"),
             "PYTHONUNBUFFERED": "1",
             **(settings or {}),

@@ -114,6 +114,11 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    # The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or
+    # networks, comma-separated ("10.0.0.0/8"), or "*". Empty: none, and every client is the
+    # address it connects from; uvicorn's own default would trust 127.0.0.1, and so let any
+    # local process name whatever address it likes to the per-address limits.
+    forwarded_allow_ips: str = ""
 
     # State (database, keys) lives here; model files live in model_dir so that several
     # data directories share one copy of the model.

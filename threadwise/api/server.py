@@ -9,6 +9,7 @@ server stops and the process exits 0. A second signal stops it at once.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from types import FrameType
 from typing import Any
@@ -17,9 +18,11 @@ import uvicorn
 from fastapi import FastAPI
 
 from threadwise.api.websocket import SocketRegistry
-from threadwise.config import Settings
+from threadwise.config import ConfigurationError, Settings
 from threadwise.logs import log_config
 from threadwise.serving.lifecycle import Lifecycle
+
+_UVICORN_PROXIES = "FORWARDED_ALLOW_IPS"
 
 
 class Server(uvicorn.Server):
@@ -75,6 +78,13 @@ class Server(uvicorn.Server):
 def build_server(app: FastAPI, settings: Settings, host: str, port: int, **config: Any) -> Server:
     """The server for ``app``; ``config`` overrides uvicorn settings (tests pass
     ``log_config=None``)."""
+    if os.environ.get(_UVICORN_PROXIES) and not settings.forwarded_allow_ips:
+        # A deployment written for uvicorn's variable would otherwise lose its clients'
+        # addresses without a word: every client would share the proxy's per-address limits.
+        raise ConfigurationError(
+            f"{_UVICORN_PROXIES} is uvicorn's variable, not read here: set "
+            "THREADWISE_FORWARDED_ALLOW_IPS to the addresses of the proxies in front, or unset it."
+        )
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -85,6 +95,9 @@ def build_server(app: FastAPI, settings: Settings, host: str, port: int, **confi
         "ws_ping_timeout": settings.websocket_ping_timeout_seconds,
         # The drain has already waited for the work in flight; this bounds what is left.
         "timeout_graceful_shutdown": 5,
+        # Always given: uvicorn would otherwise take FORWARDED_ALLOW_IPS, or trust 127.0.0.1.
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": settings.forwarded_allow_ips,
         **config,
     }
     return Server(
