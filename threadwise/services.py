@@ -80,6 +80,7 @@ class AuthServices:
     grant: ClientCredentialsGrant
 
     def close(self) -> None:
+        self.grant.close()
         self.limiter.close()
         self.database.close()
 

@@ -6,7 +6,9 @@ has the form of one (a secret pasted into the client-id field is not).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy import select
@@ -70,3 +72,64 @@ class AuditLog:
                 )
                 for row in rows
             ]
+
+
+@dataclass
+class _Window:
+    opened: float
+    event: str
+    details: dict[str, str | None]
+    repeats: int = 0
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """An event to record: ``AuditLog.record(entry.event, **entry.details)``."""
+
+    event: str
+    details: dict[str, str | None] = field(default_factory=dict)
+
+
+class RepeatedEvents:
+    """An event a source may repeat as fast as it can send requests (a rate-limited address
+    refused again and again): the first of each source in a window is recorded at once, the
+    rest only counted, and their number recorded once the window is over. A flood thus writes
+    at most two rows a source a window, not one per request, which would let anyone fill the
+    database and keep it busy without a token.
+
+    Bookkeeping only, on the event loop: the caller records what ``seen`` and ``flush``
+    return (``AuditLog.record`` blocks)."""
+
+    def __init__(self, window_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.window_seconds = window_seconds
+        self.clock = clock
+        # By source, in the order their windows opened: the oldest are closed first.
+        self._windows: dict[str, _Window] = {}
+
+    def seen(self, source: str, event: str, **details: str | None) -> list[AuditEntry]:
+        """What to record now that ``source`` caused ``event`` (``details`` as for ``add``)."""
+        now = self.clock()
+        due = self._close(lambda window: now - window.opened >= self.window_seconds)
+        window = self._windows.get(source)
+        if window is not None:
+            window.repeats += 1
+            return due
+        self._windows[source] = _Window(now, event, details)
+        return [*due, AuditEntry(event, details)]
+
+    def flush(self) -> list[AuditEntry]:
+        """The counts of every open window (at shutdown)."""
+        return self._close(lambda _: True)
+
+    def _close(self, over: Callable[[_Window], bool]) -> list[AuditEntry]:
+        entries = []
+        while self._windows:
+            source, window = next(iter(self._windows.items()))
+            if not over(window):
+                break
+            del self._windows[source]
+            if window.repeats:
+                detail = window.details.get("detail") or window.event
+                counted = f"{detail}: {window.repeats} more within {self.window_seconds:g} s"
+                entries.append(AuditEntry(window.event, {**window.details, "detail": counted}))
+        return entries

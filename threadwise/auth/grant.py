@@ -16,21 +16,25 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
 
-from threadwise.auth.audit import AuditLog
+from threadwise.auth.audit import AuditEntry, AuditLog, RepeatedEvents
 from threadwise.auth.clients import ClientRegistry, SecretCheck
 from threadwise.auth.credentials import client_reference, is_client_id
-from threadwise.auth.ratelimit import Quota, RateLimiter
+from threadwise.auth.ratelimit import WINDOW_SECONDS, Quota, RateLimiter
 from threadwise.auth.tenancy import tenant_of
 from threadwise.auth.tokens import TokenIssuer
 
 log = logging.getLogger("threadwise.auth")
 
 GRANT_TYPE = "client_credentials"
+# Refused before the secret is checked: as many as a client can send, so counted (audit.py).
+TOO_MANY_FAILURES = "too_many_failures"
 
 
 class OAuthError(Exception):
@@ -100,6 +104,7 @@ class ClientCredentialsGrant:
         limiter: RateLimiter,
         failure_limits: FailureLimits,
         base_domain: str | None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.clients = clients
         self.issuer = issuer
@@ -107,6 +112,7 @@ class ClientCredentialsGrant:
         self.limiter = limiter
         self.failure_limits = failure_limits
         self.base_domain = base_domain
+        self.limited = RepeatedEvents(WINDOW_SECONDS, clock)
 
     async def issue(
         self, credentials: ClientCredentials, host: str | None, address: str | None
@@ -132,7 +138,7 @@ class ClientCredentialsGrant:
         failures = self._failure_quotas(client_id, address)
         wait = await self.limiter.acquire(failures)  # released below if the secret is right
         if wait > 0:
-            await self._refuse(tenant, client_id, address, "too_many_failures")
+            await self._refuse(tenant, client_id, address, TOO_MANY_FAILURES)
             raise OAuthError(
                 429,
                 "temporarily_unavailable",
@@ -170,14 +176,34 @@ class ClientCredentialsGrant:
             quotas.append(Quota(f"token-failures:address:{source}", limits.per_address_per_minute))
         return quotas
 
+    def close(self) -> None:
+        """Record the counts of refusals not yet recorded (blocking)."""
+        self._record(self.limited.flush())
+
     async def _refuse(self, tenant: str, client_id: str, address: str | None, reason: str) -> None:
-        shown = client_reference(client_id) if is_client_id(client_id) else "(not a client id)"
-        log.info("token refused for %s from %s: %s", shown, address or "?", reason)
-        await anyio.to_thread.run_sync(
-            lambda: self.audit.record(
-                "token_refused", tenant=tenant, client_id=client_id, address=address, detail=reason
+        details: dict[str, str | None] = {
+            "tenant": tenant,
+            "client_id": client_id,
+            "address": address,
+            "detail": reason,
+        }
+        if reason == TOO_MANY_FAILURES:
+            source = f"{tenant}:{failure_source(address) if address else 'unknown'}"
+            entries = self.limited.seen(source, "token_refused", **details)
+        else:  # the limits bound these: a few a minute an address
+            entries = [AuditEntry("token_refused", details)]
+        if entries:
+            await anyio.to_thread.run_sync(self._record, entries)
+
+    def _record(self, entries: list[AuditEntry]) -> None:
+        """Log and record ``entries`` (blocking)."""
+        for entry in entries:
+            client_id, address = entry.details["client_id"] or "", entry.details["address"]
+            shown = client_reference(client_id) if is_client_id(client_id) else "(not a client id)"
+            log.info(
+                "token refused for %s from %s: %s", shown, address or "?", entry.details["detail"]
             )
-        )
+            self.audit.record(entry.event, **entry.details)
 
 
 def failure_source(address: str) -> str:
