@@ -1,5 +1,6 @@
-"""Every scanner of message text takes time in proportion to the text, on the texts that
-once made one quadratic or cubic (issue 25: one long word froze the server)."""
+"""Every scanner of message text (and of its translations) takes time in proportion to the
+text, on the texts that once made one quadratic or cubic (issue 25: one long word froze the
+server)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tests.text.complexity import MAX_RATIO, doubling_ratio, report
 from threadwise.text.person_names import find_people
 from threadwise.text.personal_data import find
 from threadwise.text.protected import protected_spans
+from threadwise.text.readdressing import Readdresser, german_informal
 from threadwise.text.street_addresses import find_addresses
 from threadwise.text.terms import Term, mask_terms, near_spans
 
@@ -35,6 +37,19 @@ def phones(text: str) -> object:
     return find(text, regions=("US",))
 
 
+# What Apertium's French analyzer reads in a request ("Pouvez-vous": a verb with the reader's
+# pronoun attached), and a generator that writes the lemmas of the forms it is given.
+FRENCH = {
+    "Pouvez-vous": "Pouvoir<vbmod><imp><p2><pl>+vous<prn><enc><p2><mf><pl>",
+    "vérifier": "vérifier<vblex><inf>",
+    "votre": "votre<det><pos><mf><sg>",
+    "facture": "facture<n><f><sg>",
+}
+READDRESSER = Readdresser(
+    lambda text, language: [(word, FRENCH.get(word, f"*{word}")) for word in text.split()],
+    lambda forms, language, region: [form.split("<")[0] for form in forms],
+    frozenset({"fr"}),
+)
 TAGS = {"Julien": frozenset({"ant"}), "Daniel": frozenset({"ant"}), "Please": frozenset({"word"})}
 KEEP = [Term("ok", "ok")]
 
@@ -62,6 +77,13 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "addresses: buildings": (find_addresses, repeated("1 Aa Court, ")),
     "addresses: a hyphenated chain": (find_addresses, repeated("Aa-")),
     "addresses: lines before": (find_addresses, repeated("Flat 3, ", after="12 Baker St")),
+    # readdressing.py
+    "readdressing: German Sie": (german_informal, repeated("Sie ")),
+    "readdressing: German requests": (german_informal, repeated("Können Sie ")),
+    "readdressing: French questions": (
+        lambda t: READDRESSER.rewrite(t, "fr", None, "informal"),
+        repeated("Pouvez-vous vérifier votre facture "),
+    ),
     # terms.py
     "terms: beside emoji": (lambda t: mask_terms(t, KEEP), repeated("ok 👍 ")),
     "terms: beside code": (lambda t: mask_terms(t, KEEP), repeated("ok `x` ")),

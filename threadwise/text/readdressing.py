@@ -284,13 +284,14 @@ def _plan_french(units: list[_Unit], informal: bool) -> _Plan:
         elif not informal and unit.key == "tes" and unit.has("<det>"):
             plan[index] = _Word("vos")
     old, new = person, ("<p2><sg>" if informal else "<p2><pl>")
+    questions = _questions(units)
     for index, unit in enumerate(units):
         following = units[index + 1] if index + 1 < len(units) else None
         if not unit.is_verb or not unit.has(old) or index in plan:
             continue
         attached = _attached_reader(unit, informal)
         if attached is not None:  # "Pouvez-vous", "Connecte-toi": one word here
-            question = _is_question(units, index)
+            question = questions[index]
             head = attached.split("+")[0].replace("<imp>", "<pri>" if question else "<imp>")
             lemma = head[: head.index("<")]
             suffix = ("-tu" if question else "-toi") if informal else "-vous"
@@ -340,12 +341,16 @@ def _attached_reader(unit: _Unit, informal: bool) -> str | None:
     return next((r for r in unit.readings if any(p in r for p in pronouns)), None)
 
 
-def _is_question(units: list[_Unit], index: int) -> bool:
-    """Whether the sentence of the unit at ``index`` ends with a question mark."""
-    for unit in units[index + 1 :]:
-        if any("<sent>" in r for r in unit.readings):
-            return "?" in unit.surface
-    return False
+def _questions(units: list[_Unit]) -> list[bool]:
+    """Whether the sentence of each unit ends with a question mark: for all of them in one
+    pass from the end (looked for from each unit, a long text was quadratic)."""
+    questions = [False] * len(units)
+    question = False  # the sentence that ends after the unit being looked at
+    for index in range(len(units) - 1, -1, -1):
+        questions[index] = question
+        if any("<sent>" in r for r in units[index].readings):
+            question = "?" in units[index].surface
+    return questions
 
 
 _POSSESSIVES = {
@@ -556,18 +561,25 @@ def german_informal(text: str) -> str:
     tokens = [(m.start(), m.group()) for m in _GERMAN_TOKEN.finditer(text)]
     words = [t for _, t in tokens]
     new: dict[int, str] = {}
-
-    def clause_start(index: int) -> int:
-        start = index
-        while start > 0 and (
-            any(c.isalnum() for c in words[start - 1])
-            and words[start - 1].casefold() not in _GERMAN_CLAUSE_WORDS
-        ):
-            start -= 1
-        return start
-
-    def sentence_is_question(index: int) -> bool:
-        return next((w for w in words[index:] if w in ".!?"), ".") == "?"
+    # What the rules look at around each "Sie" (where its clause starts and what opens it,
+    # where the words after it end, whether its sentence asks), found for every word in one
+    # pass: looked for from each "Sie", it made a text of many quadratic.
+    clause_starts: list[int] = []
+    subjects, bittes = [0], [0]  # how many of the words before each are subjects, "bitte"
+    for index, word in enumerate(words):
+        joined = index > 0 and _german_word(words[index - 1])
+        joined = joined and words[index - 1].casefold() not in _GERMAN_CLAUSE_WORDS
+        clause_starts.append(clause_starts[index - 1] if joined else index)
+        subjects.append(subjects[-1] + (word.casefold() in _GERMAN_SUBJECTS))
+        bittes.append(bittes[-1] + (word.casefold() == "bitte"))
+    words_end = [len(words)] * (len(words) + 1)  # from each word on, the first not a word
+    asks = [False] * len(words)
+    stop = "."
+    for index in range(len(words) - 1, -1, -1):
+        words_end[index] = words_end[index + 1] if _german_word(words[index]) else index
+        if words[index] in ".!?":
+            stop = words[index]
+        asks[index] = stop == "?"
 
     for index, word in enumerate(words):
         if word in _GERMAN_POSSESSIVE:
@@ -575,19 +587,18 @@ def german_informal(text: str) -> str:
             continue
         if word != "Sie":
             continue
-        start = clause_start(index)
+        start = clause_starts[index]
         before = words[index - 1] if index > 0 else ""
         following = words[index + 1] if index + 1 < len(words) else ""
-        opening = words[start:index]
-        leading = [w for w in opening if w.casefold() != "bitte"]
+        leading = index - start - (bittes[index] - bittes[start])  # "bitte" aside
         if before.casefold() in _GERMAN_ACCUSATIVE_PREPOSITIONS:
             new[index] = "dich"
         elif before.casefold() in _GERMAN_DATIVE_PREPOSITIONS:
             new[index] = "dir"
         elif index > start and _german_verb(before):
-            if any(w.casefold() in _GERMAN_SUBJECTS for w in opening[:-1]):
+            if subjects[index - 1] > subjects[start]:
                 new[index] = "dich"  # "Wir rufen Sie an"
-            elif len(leading) == 1 and not sentence_is_question(index):
+            elif leading == 1 and not asks[index]:
                 new[index - 1] = _german_request(before)  # "Bitte senden Sie" → "Bitte sende"
                 new[index] = ""
                 if following == "sich":
@@ -603,12 +614,12 @@ def german_informal(text: str) -> str:
                 if _german_verb(following):  # "Sie können" → "Du kannst"
                     new[index + 1] = _german_second_person(following)
                 continue
-            end = index + 1  # "…, dass Sie … sind" → "…, dass du … bist"
-            while end < len(words) and any(c.isalnum() for c in words[end]):
-                end += 1
+            end = words_end[index + 1]  # "…, dass Sie … sind" → "…, dass du … bist"
             if end - 1 > index and _german_verb(words[end - 1]):
                 new[end - 1] = _german_second_person(words[end - 1])
-    for index in sorted(new, reverse=True):
+    pieces = []
+    position = 0
+    for index in sorted(new):
         start, word = tokens[index]
         end = start + len(word)
         replacement = new[index]
@@ -617,5 +628,11 @@ def german_informal(text: str) -> str:
                 end += 1
         elif word[:1].isupper() and (index == 0 or words[index - 1] in '.!?:"“„'):
             replacement = replacement[:1].upper() + replacement[1:]
-        text = text[:start] + replacement + text[end:]
-    return text
+        pieces += [text[position:start], replacement]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _german_word(token: str) -> bool:
+    return any(c.isalnum() for c in token)
