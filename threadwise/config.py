@@ -203,6 +203,10 @@ class Settings(BaseSettings):
     # sockets stay open through proxies, dead ones are found.
     websocket_ping_interval_seconds: float = Field(default=20.0, gt=0)
     websocket_ping_timeout_seconds: float = Field(default=20.0, gt=0)
+    # Replies one socket may have waiting to be sent. Past that its next frame is read only
+    # once the client has read some, and a client that reads none for the ping timeout is
+    # closed (1008): one that sends without reading cannot make the server hold its replies.
+    websocket_max_unsent_replies: int = Field(default=64, ge=1)
     # At shutdown, how long in-flight WebSocket requests may take to be answered before their
     # sockets are closed (1001) regardless.
     websocket_shutdown_seconds: float = Field(default=30.0, ge=0)

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -700,3 +701,69 @@ async def test_personal_data_is_redacted_over_the_socket_too(live_server: LiveSe
             [[item]] = [r["response"] for r in answer["message"]["results"]]
             assert expected in item["content"], item
             assert ("(415) 555-2671" in item["content"]) == (mode == "restore")
+
+
+# --- a client that does not read ------------------------------------------------------------
+
+
+class SlowReader:
+    """A client that sends ``frames`` bad frames and takes ``read_seconds`` to read each reply
+    (``None``: it never reads one); then it waits for its replies and leaves."""
+
+    def __init__(self, frames: int, read_seconds: float | None) -> None:
+        self.frames = frames
+        self.read_seconds = read_seconds
+        self.sent = 0  # frames the server has read
+        self.replies: list[str] = []
+        self.closed: tuple[int, str | None] | None = None
+        self.application_state = WebSocketState.CONNECTED
+        self._gone = asyncio.Event()
+
+    async def receive(self) -> dict[str, Any]:
+        if self.closed is None and self.sent < self.frames:
+            self.sent += 1
+            return {"type": "websocket.receive", "text": "not json"}
+        while self.closed is None and len(self.replies) < self.frames:
+            await asyncio.sleep(0.01)
+        return {"type": "websocket.disconnect", "code": 1000}
+
+    async def send_text(self, text: str) -> None:
+        if self.read_seconds is None:
+            await self._gone.wait()
+            raise RuntimeError("closed")
+        await asyncio.sleep(self.read_seconds)
+        self.replies.append(text)
+
+    async def close(self, code: int, reason: str | None = None) -> None:
+        self.closed = (code, reason)
+        self.application_state = WebSocketState.DISCONNECTED
+        self._gone.set()
+
+
+async def serve_reader(client: SlowReader, settings: Settings, unsent: int) -> None:
+    settings = settings.model_copy(
+        update={"websocket_max_unsent_replies": unsent, "websocket_ping_timeout_seconds": 0.3}
+    )
+    session = SocketSession(
+        cast(WebSocket, client), cast(Services, SimpleNamespace(settings=settings)), "t", None
+    )
+    await asyncio.wait_for(session.serve(), 30)
+
+
+async def test_a_client_that_reads_no_reply_is_not_read_either_then_closed_1008(
+    settings: Settings,
+) -> None:
+    """150,000 bad frames in 14 s once held 110 MB of replies nobody read."""
+    client = SlowReader(frames=100_000, read_seconds=None)
+    await serve_reader(client, settings, unsent=8)
+    # The replies of the frames read: eight waiting, one being sent.
+    assert client.sent == 9
+    assert client.closed is not None and client.closed[0] == 1008
+    assert client.closed[1] == "replies not read for 0.3 s; read them"
+
+
+async def test_a_client_that_reads_slowly_gets_every_reply(settings: Settings) -> None:
+    client = SlowReader(frames=40, read_seconds=0.01)
+    await serve_reader(client, settings, unsent=4)
+    assert client.closed is None and len(client.replies) == 40
+    assert all(json.loads(r)["error"]["code"] == "INVALID_JSON" for r in client.replies)

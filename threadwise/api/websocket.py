@@ -5,7 +5,8 @@ Thin, like the REST routes: the gate authenticates the upgrade (401 before the s
 and, again, every message; each request is parsed and handed to the same superpowers. Every
 request runs as a task of its own, so many can be in flight on one socket; one writer per
 socket sends the replies in the order they are ready. A bad frame is answered with an error
-frame and the socket stays open.
+frame and the socket stays open. Replies wait to be sent in a bounded outbox: a client that
+does not read them is not read either, and then closed (1008).
 """
 
 from __future__ import annotations
@@ -178,15 +179,25 @@ class SocketSession:
         self.host = host
         self.max_frame_bytes = services.settings.max_body_bytes
         self.max_in_flight = services.settings.websocket_max_in_flight
+        self.max_unsent = services.settings.websocket_max_unsent_replies
+        self.read_timeout = services.settings.websocket_ping_timeout_seconds
         self.in_flight: set[SocketRequest] = set()
         self.draining = False
+        # Bounded by the reader, which reads no frame while it is full: it then holds at
+        # most max_unsent replies, and the final replies of the requests in flight.
         self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._sent = asyncio.Event()  # the writer took a reply: there may be room
         self._closed = False
 
     async def serve(self) -> None:
         writer = asyncio.create_task(self._write())
         try:
             while True:
+                if not await self._room_for_replies():
+                    await self.close(
+                        1008, f"replies not read for {self.read_timeout:g} s; read them"
+                    )
+                    break
                 message = await self.websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
@@ -350,7 +361,10 @@ class SocketSession:
         streaming = request.action == "summarize" and body.request.settings.disableStream is False
 
         def partial(text: str) -> None:
-            if not request.finished:  # a late partial of a cancelled request
+            # Not after the answer (a late partial of a cancelled request), nor into a full
+            # outbox: each partial holds the whole summary so far, the next one or the
+            # answer makes up for one left out.
+            if not request.finished and not self._full():
                 item = ResponseItem(content=text, type="summary")
                 started = completed_envelope("summarize", [item], body.request, "started")
                 self._send(request, started)
@@ -378,10 +392,26 @@ class SocketSession:
         # Frames are decoded without lone surrogates (decode_json): every reply is UTF-8.
         self._outbox.put_nowait(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
 
+    def _full(self) -> bool:
+        return self._outbox.qsize() >= self.max_unsent
+
+    async def _room_for_replies(self) -> bool:
+        """Whether the outbox has room for the replies of another frame, or the client reads
+        enough of its replies to make some within the read timeout."""
+        while self._full():
+            self._sent.clear()
+            try:
+                await asyncio.wait_for(self._sent.wait(), self.read_timeout)
+            except TimeoutError:
+                log.info("closing a socket whose client read none of %d replies", self.max_unsent)
+                return False
+        return True
+
     async def _write(self) -> None:
         """The socket's only sender: frames go out whole, in the order they were ready."""
         while True:
             text = await self._outbox.get()
+            self._sent.set()
             try:
                 if self.websocket.application_state is WebSocketState.CONNECTED:
                     await self.websocket.send_text(text)
