@@ -175,3 +175,30 @@ def test_a_body_with_a_lone_surrogate_in_its_content_parses() -> None:
     text = json.dumps(minimal_body()).replace("My parcel", "\\ud800My parcel")
     body = parse_message_body(decode_json(text, "The body", ""), LIMITS)
     assert body.request.scope.conversations[0].messages[0].content.startswith("\ufffdMy parcel")
+
+
+@pytest.mark.parametrize(
+    ("sent", "read"),
+    [
+        (True, True),
+        (False, False),
+        ("restore", "restore"),
+        ("mask", "mask"),
+        (None, None),
+        ("", None),
+    ],
+)
+def test_redact_personal_data_takes_booleans_and_its_two_modes(sent: Any, read: Any) -> None:
+    body = parse_message_body(minimal_body(settings={"redactPersonalData": sent}), LIMITS)
+    assert body.request.settings.redactPersonalData == read
+
+
+@pytest.mark.parametrize("sent", ["yes", "true", "on", "off", 1, 0, "MASK", ["mask"]])
+def test_redact_personal_data_takes_nothing_that_only_looks_like_a_boolean(sent: Any) -> None:
+    """Read leniently, "yes" or 1 was true and "off" or 0 false: a caller who meant
+    something else had data redacted, or kept, without being told."""
+    error = error_of(minimal_body(settings={"redactPersonalData": sent}))
+    assert error.code is ErrorCode.PAYLOAD_SCHEMA_MISMATCH
+    assert "request.settings.redactPersonalData: expected true, false, 'restore' or 'mask'" in (
+        error.message
+    )

@@ -60,6 +60,19 @@ def _parse_timestamp(value: Any) -> Any:
         ) from None
 
 
+def _redact_choice(value: Any) -> Any:
+    """true, false, "restore" or "mask" exactly (or not set): pydantic's lax bool would read
+    "yes", "off" or 0 as a boolean, and a caller who meant something else would get it."""
+    value = _blank_to_none(value)
+    if value is None or isinstance(value, bool) or value in ("restore", "mask"):
+        return value
+    raise PydanticCustomError(
+        "redact_choice",
+        "expected true, false, 'restore' or 'mask', got {value}",
+        {"value": repr(value)[:64]},
+    )
+
+
 def _non_empty_list(value: list[Any]) -> list[Any]:
     if not value:
         raise PydanticCustomError("missing", "must be a non-empty list")
@@ -193,7 +206,7 @@ class RequestSettings(_Model):
     # Extension: personal data replaced by placeholders before any engine, cache or log sees
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
     # placeholders (README, "Personal data").
-    redactPersonalData: Setting[bool | RedactMode] = None
+    redactPersonalData: Annotated[bool | RedactMode | None, BeforeValidator(_redact_choice)] = None
     # Extension for summarize: each named aspect as its own response item (README, "Summary
     # aspects"); an empty list means the organization's default, else the plain summary.
     summaryAspects: Setting[
