@@ -9,8 +9,10 @@ from collections.abc import Callable
 import pytest
 
 from tests.text.complexity import MAX_RATIO, doubling_ratio, report
+from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.person_names import find_people
 from threadwise.text.personal_data import find
+from threadwise.text.plain_markup import translate_plain
 from threadwise.text.protected import protected_spans
 from threadwise.text.readdressing import Readdresser, german_informal
 from threadwise.text.street_addresses import find_addresses
@@ -35,6 +37,23 @@ def personal_data(text: str) -> object:
 
 def phones(text: str) -> object:
     return find(text, regions=("US",))
+
+
+SEGMENTER = MarkdownSegmenter()
+
+
+def markup_kept(text: str) -> object:
+    """``text``'s markup put back around an engine's words (one that answers what it got)."""
+    return translate_plain([s.parts for s in SEGMENTER.segment(text).segments], list)
+
+
+def emphasized(size: int) -> str:
+    """A paragraph of ``size`` characters, every word emphasized and each one different."""
+    words = (
+        f"*{chr(97 + n % 26)}{chr(97 + n // 26 % 26)}{chr(97 + n // 676 % 26)}*"
+        for n in range(size)
+    )
+    return " ".join(words)[:size]
 
 
 # What Apertium's French analyzer reads in a request ("Pouvez-vous": a verb with the reader's
@@ -77,6 +96,8 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "addresses: buildings": (find_addresses, repeated("1 Aa Court, ")),
     "addresses: a hyphenated chain": (find_addresses, repeated("Aa-")),
     "addresses: lines before": (find_addresses, repeated("Flat 3, ", after="12 Baker St")),
+    # plain_markup.py
+    "plain markup: a paragraph of emphasized words": (markup_kept, emphasized),
     # readdressing.py
     "readdressing: German Sie": (german_informal, repeated("Sie ")),
     "readdressing: German requests": (german_informal, repeated("Können Sie ")),
