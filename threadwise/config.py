@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     # address it connects from; uvicorn's own default would trust 127.0.0.1, and so let any
     # local process name whatever address it likes to the per-address limits.
     forwarded_allow_ips: str = ""
+    # A request's line and headers must all arrive within this time of its first byte, else
+    # its connection is closed: a client that trickles them cannot hold one for long.
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
 
     # State (database, keys) lives here; model files live in model_dir so that several
     # data directories share one copy of the model.

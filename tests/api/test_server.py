@@ -1,8 +1,11 @@
 """``threadwise serve``'s uvicorn server (api/server.py): whose word it takes for a client's
-address."""
+address, and how long a request's head may take."""
 
 from __future__ import annotations
 
+import socket
+import time
+from http.client import HTTPResponse
 from pathlib import Path
 
 import httpx2
@@ -67,5 +70,31 @@ def test_uvicorns_own_variable_is_refused_rather_than_ignored(
         configured = model_free_settings(tmp_path)
         server = build_server(create_app(services, manage_services=False), configured, "::1", 0)
         assert server.config.forwarded_allow_ips == "10.0.0.0/8"
+    finally:
+        services.close()
+
+
+def test_a_request_head_that_trickles_in_is_cut_off(tmp_path: Path) -> None:
+    """150 clients sending their headers a byte at a time held their connections for 55 s."""
+    settings = model_free_settings(tmp_path, header_timeout_seconds=0.5)
+    services = build_services(settings)
+    try:
+        with serving(services, settings) as server:
+            port = server.config.port
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as slow:
+                slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                started = time.monotonic()
+                with pytest.raises(ConnectionError):  # closed under it
+                    while time.monotonic() - started < 4:
+                        slow.sendall(b"X-Slow: 1\r\n")
+                        time.sleep(0.05)
+                assert time.monotonic() - started < 3
+            # A head that arrives in time is answered, and so is the next on its connection.
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as prompt:
+                for _ in range(2):
+                    prompt.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    response = HTTPResponse(prompt)
+                    response.begin()
+                    assert response.status == 200 and response.read() == b'{"status":"ok"}'
     finally:
         services.close()

@@ -4,6 +4,10 @@ On SIGTERM (or SIGINT) new work is refused with 503 while what is in flight fini
 the grace period: REST requests, and WebSocket requests, whose sockets are then closed with
 1001 ("going away", with a reason; uvicorn alone would drop them at once with 1012). Then the
 server stops and the process exits 0. A second signal stops it at once.
+
+A request's line and headers must arrive within ``header_timeout_seconds`` of its first byte
+(or of the connection, for the first): uvicorn has no such limit, and a client that trickles
+its headers holds a connection for as long as it likes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from threadwise.api.websocket import SocketRegistry
 from threadwise.config import ConfigurationError, Settings
@@ -23,6 +28,46 @@ from threadwise.logs import log_config
 from threadwise.serving.lifecycle import Lifecycle
 
 _UVICORN_PROXIES = "FORWARDED_ALLOW_IPS"
+
+
+class HeaderDeadline(HttpToolsProtocol):
+    """uvicorn's HTTP protocol, closing a connection whose request head is not all there
+    ``header_seconds`` after the connection opened or the request began. (uvicorn's own
+    keep-alive timeout covers only the wait between requests; it stops at a request's first
+    byte.)"""
+
+    header_seconds = 10.0
+    _head_deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()  # the next request of a kept-alive connection
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._head_deadline is None:
+            self._head_deadline = self.loop.call_later(self.header_seconds, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def _too_slow(self) -> None:
+        self._head_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
 
 
 class Server(uvicorn.Server):
@@ -85,6 +130,10 @@ def build_server(app: FastAPI, settings: Settings, host: str, port: int, **confi
             f"{_UVICORN_PROXIES} is uvicorn's variable, not read here: set "
             "THREADWISE_FORWARDED_ALLOW_IPS to the addresses of the proxies in front, or unset it."
         )
+
+    class Protocol(HeaderDeadline):
+        header_seconds = settings.header_timeout_seconds
+
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -95,6 +144,7 @@ def build_server(app: FastAPI, settings: Settings, host: str, port: int, **confi
         "ws_ping_timeout": settings.websocket_ping_timeout_seconds,
         # The drain has already waited for the work in flight; this bounds what is left.
         "timeout_graceful_shutdown": 5,
+        "http": Protocol,
         # Always given: uvicorn would otherwise take FORWARDED_ALLOW_IPS, or trust 127.0.0.1.
         "proxy_headers": bool(settings.forwarded_allow_ips),
         "forwarded_allow_ips": settings.forwarded_allow_ips,
