@@ -3,7 +3,7 @@
 A scanner is timed on an adversarial text of each size, doubling from 1,000 to 32,000
 characters; its *doubling ratio* is how much longer a text twice as long takes: about 2 when
 the time grows linearly, 4 when it grows quadratically. To hold on a busy machine, each size
-takes the best of a few runs (each of enough calls to outlast the clock's noise), garbage
+takes the best of a few runs (each of enough calls to outlast a time slice), garbage
 collection is off, and the ratio is fitted over the larger sizes (the smaller are mostly
 overhead) rather than read from one pair.
 """
@@ -17,15 +17,17 @@ from collections.abc import Callable
 
 SIZES = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000)
 MAX_RATIO = 2.5
+# The ratio is fitted over the largest sizes; a run of the smallest of them is made of calls
+# enough to take this long, so that every fitted run outlasts a time slice of a busy machine
+# (runs shorter than one, and longer ones, are slowed down by other processes differently).
+FITTED_SIZES = 4
+SHORTEST_RUN_SECONDS = 0.008
 # Each size: the best of up to this many runs, as many as fit in a budget (at least two).
-RUNS = 5
-SIZE_BUDGET_SECONDS = 0.25
+RUNS = 3
+SIZE_BUDGET_SECONDS = 0.15
 # A size that takes this long ends the measurement: the growth is plain by then, and the next
 # size of a quadratic scanner would take four times as long.
 ENOUGH_SECONDS = 1.0
-# Each run of the smallest size is made of calls enough to take this long.
-SMALLEST_RUN_SECONDS = 0.001
-FITTED_SIZES = 4
 # A ratio over the bound is measured again once: a moment of a busy machine can make one
 # size slow, a quadratic scanner is slow every time.
 ATTEMPTS = 2
@@ -36,7 +38,10 @@ def doubling_ratio(
 ) -> tuple[float, list[tuple[int, float]]]:
     """``scan``'s doubling ratio on ``text_of(size)``, and the seconds each size took."""
     scan(text_of(sizes[0]))  # caches filled, patterns compiled
-    calls = max(1, math.ceil(SMALLEST_RUN_SECONDS / _best(scan, text_of(sizes[0]), 1)))
+    smallest_fitted = text_of(sizes[-FITTED_SIZES])
+    start = time.perf_counter()
+    scan(smallest_fitted)
+    calls = max(1, math.ceil(SHORTEST_RUN_SECONDS / (time.perf_counter() - start)))
     best: tuple[float, list[tuple[int, float]]] = (math.inf, [])
     for _ in range(ATTEMPTS):
         timings = _timings(scan, text_of, sizes, calls)

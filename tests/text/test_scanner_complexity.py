@@ -98,6 +98,10 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "addresses: lines before": (find_addresses, repeated("Flat 3, ", after="12 Baker St")),
     # plain_markup.py
     "plain markup: a paragraph of emphasized words": (markup_kept, emphasized),
+    "plain markup: many paragraphs": (
+        lambda t: translate_plain([(p,) for p in t.split("\n\n")], list),
+        repeated("ab\n\n"),
+    ),
     # readdressing.py
     "readdressing: German Sie": (german_informal, repeated("Sie ")),
     "readdressing: German requests": (german_informal, repeated("Können Sie ")),

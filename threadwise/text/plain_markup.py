@@ -49,29 +49,28 @@ class _Pair:
 def translate_plain(segments: Sequence[Parts], translate: PlainTranslate) -> list[Parts | None]:
     """Translate ``segments`` with a plain-text engine, in one call, keeping their tags."""
     requests: list[str] = []
-    plans: list[tuple[int, list[_Pair]] | None] = []
+    plans: list[list[_Pair] | None] = []
     for parts in segments:
         pairs = _pairs(parts)
         text = _placeholders(parts)
         if len(_flatten(pairs)) * len(_WORD.findall(text)) > MAX_COMPARISONS:
             plans.append(None)
             continue
-        plans.append((len(requests), pairs))
+        plans.append(pairs)
         requests.append(text)
         requests.extend(p.inner for p in _flatten(pairs) if has_words((p.inner,)))
-    answers = translate(requests) if requests else []
+    # The answers in the order asked: each segment's sentence, then its pairs' words.
+    answers = iter(translate(requests) if requests else [])
     results: list[Parts | None] = []
     for parts, plan in zip(segments, plans, strict=True):
         if plan is None:
             results.append(None)
             continue
-        index, pairs = plan
-        sentence = answers[index]
-        inner = iter(answers[index + 1 :])
+        sentence = next(answers)
         translations = {
-            p.id: next(inner) if has_words((p.inner,)) else p.inner for p in _flatten(pairs)
+            p.id: next(answers) if has_words((p.inner,)) else p.inner for p in _flatten(plan)
         }
-        results.append(_rebuild(parts, sentence, pairs, translations))
+        results.append(_rebuild(parts, sentence, plan, translations))
     return results
 
 
