@@ -1,10 +1,12 @@
 """Hostile input, generated (hypothesis): any JSON shape, nesting, number and string (every
 Unicode category, lone surrogates, Apertium's reserved characters), as REST bodies and as
-WebSocket frames. Every REST answer is a documented envelope with a 4xx or a result, never a
-5xx; every frame is answered so, and its socket stays open.
+WebSocket frames; any parameter of /glossaries, /usage and /languages, and any file name under
+/playground and /docs. Every REST answer is a documented envelope with a 4xx or a result,
+never a 5xx; every frame is answered so, and its socket stays open.
 
 Kept fast: valid requests are fast-tier translations of English text (Apertium and Bergamot,
-milliseconds); summarize only gets bodies that cannot be valid, so the model never runs.
+milliseconds); summarize only gets bodies that cannot be valid, so the model never runs; the
+routes that use no engine are fuzzed on an app whose engines are never loaded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema
 import pytest
@@ -23,9 +26,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 
-from tests.conftest import minimal_body, signed_in, wait_until_ready
+from tests.conftest import minimal_body, model_free_settings, signed_in, wait_until_ready
 from threadwise.protocol import ErrorCode, ErrorEnvelope
-from threadwise.services import Services
+from threadwise.services import Services, build_services
 
 # Apertium's stream format gives these a meaning of their own.
 APERTIUM_RESERVED = "^$[]{}/<>@\\*"
@@ -261,3 +264,170 @@ def test_frames(socket: Socket, body: dict[str, Any], change: Change | None, hea
 @given(text=documents)
 def test_any_json_as_a_frame(socket: Socket, text: str) -> None:
     assert_frame_answered(socket, text)
+
+
+# --- the routes that use no engine: /glossaries, /usage, /languages; the pages ---------------
+
+ORGANIZATION = "org-1"
+GLOSSARY = {
+    "organizationId": ORGANIZATION,
+    "name": "Support",
+    "sourceLanguage": "en",
+    "targetLanguage": "es",
+    "entries": [{"source": "ticket", "target": "incidencia", "caseSensitive": False}],
+}
+GLOSSARY_PATHS = [
+    ("organizationId",),
+    ("name",),
+    ("sourceLanguage",),
+    ("targetLanguage",),
+    ("default",),
+    ("entries",),
+    ("entries", 0),
+    ("entries", 0, "source"),
+    ("entries", 0, "target"),
+    ("entries", 0, "caseSensitive"),
+]
+TERMS = {"organizationId": ORGANIZATION, "terms": [{"term": "Optave", "caseSensitive": True}]}
+TERM_PATHS = [("organizationId",), ("terms",), ("terms", 0), ("terms", 0, "term")]
+# /glossaries answers 201 (created), 204 (deleted), 404 (no such glossary) and 405 (a method
+# its path does not take) besides.
+GLOSSARY_ANSWERS = CLIENT_ERRORS | {404, 405}
+# Anything a client may put in a parameter: text of every category, dates, and what a
+# glossary id looks like.
+parameters = st.one_of(
+    texts,
+    st.dates().map(str),
+    st.sampled_from(["", ORGANIZATION, "org-2", "2026-02-30", "9999-12-31", "g-1"]),
+)
+
+
+@pytest.fixture(scope="module")
+def engineless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The app with no engine loaded, a 500 returned rather than raised, with a token for
+    org-1 (never org-2)."""
+    services = build_services(model_free_settings(tmp_path_factory.mktemp("fuzz")))
+    try:
+        with signed_in(
+            services, [ORGANIZATION], "fuzz", unlimited=True, raise_server_exceptions=False
+        ) as http:
+            yield http
+    finally:
+        services.close()
+
+
+def assert_answered(response: Any, allowed: frozenset[int] = GLOSSARY_ANSWERS) -> None:
+    """A success of its route, or a documented error envelope."""
+    if response.status_code in (200, 201, 204):
+        return
+    assert_documented_answer(response.status_code, response.json(), allowed)
+
+
+BODY_ROUTES = [
+    ("POST", "/glossaries"),
+    ("PUT", "/glossaries/g-1"),
+    ("PUT", "/glossaries/do-not-translate"),
+]
+
+
+def send(client: TestClient, method: str, path: str, text: str) -> None:
+    response = client.request(
+        method,
+        path,
+        content=text.encode("utf-8", "surrogatepass"),
+        headers={"content-type": "application/json"},
+    )
+    assert_answered(response)
+
+
+def changes_of(paths: list[tuple[str | int, ...]]) -> st.SearchStrategy[Change | None]:
+    return st.none() | st.builds(
+        Change, st.sampled_from(paths), json_values, st.none() | raw_values
+    )
+
+
+@FUZZ
+@given(route=st.sampled_from(BODY_ROUTES[:2]), change=changes_of(GLOSSARY_PATHS))
+def test_glossary_bodies(
+    engineless: TestClient, route: tuple[str, str], change: Change | None
+) -> None:
+    send(engineless, *route, change.render(GLOSSARY) if change else json.dumps(GLOSSARY))
+
+
+@FUZZ
+@given(change=changes_of(TERM_PATHS))
+def test_do_not_translate_bodies(engineless: TestClient, change: Change | None) -> None:
+    text = change.render(TERMS) if change else json.dumps(TERMS)
+    send(engineless, "PUT", "/glossaries/do-not-translate", text)
+
+
+@FUZZ
+@given(route=st.sampled_from(BODY_ROUTES), text=documents)
+def test_any_json_as_a_glossary_body(
+    engineless: TestClient, route: tuple[str, str], text: str
+) -> None:
+    send(engineless, *route, text)
+
+
+def in_path(value: str) -> str:
+    """``value`` as one segment of a path, whatever its characters."""
+    return quote(value.encode("utf-8", "surrogatepass"), safe="")
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["GET", "DELETE"]),
+    glossary=st.none() | parameters,
+    organization=st.none() | parameters,
+)
+def test_glossary_parameters(
+    engineless: TestClient, method: str, glossary: str | None, organization: str | None
+) -> None:
+    path = "/glossaries" if glossary is None else f"/glossaries/{in_path(glossary)}"
+    if method == "DELETE" and glossary is None:
+        method = "GET"
+    query = {} if organization is None else {"organizationId": organization}
+    assert_answered(engineless.request(method, path, params=_encodable(query)), GLOSSARY_ANSWERS)
+
+
+@FUZZ
+@given(
+    organization=st.none() | parameters,
+    first=st.none() | parameters,
+    last=st.none() | parameters,
+)
+def test_usage_and_language_parameters(
+    engineless: TestClient, organization: str | None, first: str | None, last: str | None
+) -> None:
+    query = {"organizationId": organization, "from": first, "to": last}
+    present = {name: value for name, value in query.items() if value is not None}
+    assert_answered(engineless.get("/usage", params=_encodable(present)), CLIENT_ERRORS)
+    assert_answered(engineless.get("/languages", params=_encodable(present)), CLIENT_ERRORS)
+
+
+def _encodable(query: dict[str, str]) -> dict[str, str]:
+    # A lone surrogate cannot be sent in a URL: it goes as the replacement a browser sends.
+    return {k: v.encode("utf-8", "replace").decode() for k, v in query.items()}
+
+
+names = st.one_of(
+    texts,
+    st.builds(
+        lambda n, suffix: "a" * n + suffix,
+        st.integers(200, 5000),
+        st.sampled_from([".js", ".css", ".html", ""]),
+    ),
+    st.sampled_from(
+        ["index.html", "calls.js", "..", ".", "%2e%2e", "swagger-ui.css", "favicon.png"]
+    ),
+)
+
+
+@FUZZ
+@given(prefix=st.sampled_from(["/playground/", "/docs/assets/", "/docs/", "/redoc/"]), name=names)
+def test_page_and_file_names(engineless: TestClient, prefix: str, name: str) -> None:
+    response = engineless.get(prefix + in_path(name))
+    if response.status_code in (200, 304):
+        return
+    assert response.status_code == 404, (response.status_code, response.text[:200])
+    assert_documented_answer(404, response.json(), frozenset({404}))

@@ -43,6 +43,14 @@ OPERATIONS = [
     ("POST", "/message/translate"),
     ("GET", "/languages"),
     ("GET", "/metrics"),
+    ("GET", "/usage"),
+    ("GET", "/glossaries"),
+    ("POST", "/glossaries"),
+    ("GET", "/glossaries/{glossaryId}"),
+    ("PUT", "/glossaries/{glossaryId}"),
+    ("DELETE", "/glossaries/{glossaryId}"),
+    ("GET", "/glossaries/do-not-translate"),
+    ("PUT", "/glossaries/do-not-translate"),
 ]
 CHECKS = [
     not_a_server_error,
