@@ -110,15 +110,22 @@ def _without_lone_surrogates(data: Any) -> Any:
 
 
 def parse_message_body(data: Any, limits: PayloadLimits) -> MessageBody:
-    if not isinstance(data, dict):
-        raise ServiceError(
-            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
-            f"The body must be a JSON object with 'session' and 'request', "
-            f"got a JSON {json_type(data)}.",
-        )
-    body = validate(MessageBody, data)
+    body = validate(
+        MessageBody,
+        json_object(data, "The body must be a JSON object with 'session' and 'request'"),
+    )
     check_limits(body, limits)
     return body
+
+
+def json_object(data: Any, expected: str) -> dict[str, Any]:
+    """``data``, if it is a JSON object; else ``PAYLOAD_SCHEMA_MISMATCH``: ``expected``
+    ("The body must be a JSON object with …"), then what it is."""
+    if not isinstance(data, dict):
+        raise ServiceError(
+            ErrorCode.PAYLOAD_SCHEMA_MISMATCH, f"{expected}, got a JSON {json_type(data)}."
+        )
+    return data
 
 
 def validate(model: type[M], data: Any, schema: str = "the message schema") -> M:

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from tests.api.stack import AuthStack, auth_stack
 from tests.conftest import model_free_settings
 from threadwise.api.app import create_app
-from threadwise.services import build_services
+from threadwise.services import Services, build_services
 
 
 @pytest.fixture(scope="session")
@@ -19,11 +19,15 @@ def stack(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+def engineless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    """Services whose engines are never loaded: for the routes that use none."""
+    services = build_services(model_free_settings(tmp_path_factory.mktemp("engineless")))
+    yield services
+    services.close()
+
+
+@pytest.fixture(scope="module")
+def pages(engineless: Services) -> Iterator[TestClient]:
     """The app with no engines loaded and no token: for the pages and files anyone may read."""
-    services = build_services(model_free_settings(tmp_path_factory.mktemp("pages")))
-    try:
-        with TestClient(create_app(services, manage_services=False)) as client:
-            yield client
-    finally:
-        services.close()
+    with TestClient(create_app(engineless, manage_services=False)) as client:
+        yield client

@@ -18,8 +18,8 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute
 
-from tests.conftest import model_free_settings, serving, signed_in
-from threadwise.services import Services, build_services
+from tests.conftest import serving, signed_in
+from threadwise.services import Services
 
 ROUTES = [
     ("POST", "/glossaries"),
@@ -32,27 +32,27 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def app_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    built = build_services(model_free_settings(tmp_path_factory.mktemp("body")))
-    yield built
-    built.close()
-
-
-@pytest.fixture(scope="module")
-def http(app_services: Services) -> Iterator[TestClient]:
-    with signed_in(app_services, ["org-1"], "body tests") as client:
+def http(engineless: Services) -> Iterator[TestClient]:
+    with signed_in(engineless, ["org-1"], "body tests") as client:
         yield client
 
 
 @pytest.fixture(scope="module")
-def port(app_services: Services) -> Iterator[int]:
-    with serving(app_services, app_services.settings) as server:
+def port(engineless: Services) -> Iterator[int]:
+    with serving(engineless, engineless.settings) as server:
         yield server.config.port
 
 
 def head(method: str, path: str, port: int, *headers: str) -> bytes:
     lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", *headers, "", ""]
     return "\r\n".join(lines).encode()
+
+
+def answer_to_head(method: str, path: str, port: int, *headers: str) -> tuple[int, dict[str, Any]]:
+    """The answer to a request whose head announces a JSON body, of which nothing is sent."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(head(method, path, port, "Content-Type: application/json", *headers))
+        return answer_of(connection)
 
 
 def answer_of(connection: socket.socket) -> tuple[int, dict[str, Any]]:
@@ -70,12 +70,7 @@ def code(answer: dict[str, Any]) -> str:
 def test_no_body_is_read_before_the_token_is_checked(method: str, path: str, port: int) -> None:
     """The answer comes with none of the 128 MiB announced sent (the server waited for all
     of them, and held them, before)."""
-    announced = head(
-        method, path, port, "Content-Type: application/json", f"Content-Length: {128 * MIB}"
-    )
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
-        connection.sendall(announced)
-        status, answer = answer_of(connection)
+    status, answer = answer_to_head(method, path, port, f"Content-Length: {128 * MIB}")
     assert (status, code(answer)) == (401, "MISSING_TOKEN")
 
 
@@ -83,17 +78,10 @@ def test_no_body_is_read_before_the_token_is_checked(method: str, path: str, por
 def test_a_body_announced_over_the_limit_is_refused_unsent(
     method: str, path: str, port: int, http: TestClient
 ) -> None:
-    announced = head(
-        method,
-        path,
-        port,
-        f"Authorization: {http.headers['Authorization']}",
-        "Content-Type: application/json",
-        f"Content-Length: {64 * MIB}",
+    authorization = f"Authorization: {http.headers['Authorization']}"
+    status, answer = answer_to_head(
+        method, path, port, authorization, f"Content-Length: {64 * MIB}"
     )
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
-        connection.sendall(announced)
-        status, answer = answer_of(connection)
     assert (status, code(answer)) == (413, "PAYLOAD_TOO_LARGE")
     assert "KiB limit" in answer["error"]["message"]
 

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 
-from tests.conftest import minimal_body, model_free_settings, signed_in, wait_until_ready
+from tests.conftest import minimal_body, signed_in, wait_until_ready
 from threadwise.protocol import ErrorCode, ErrorEnvelope
-from threadwise.services import Services, build_services
+from threadwise.services import Services
 
 # Apertium's stream format gives these a meaning of their own.
 APERTIUM_RESERVED = "^$[]{}/<>@\\*"
@@ -303,17 +303,13 @@ parameters = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def engineless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+def engineless_client(engineless: Services) -> Iterator[TestClient]:
     """The app with no engine loaded, a 500 returned rather than raised, with a token for
     org-1 (never org-2)."""
-    services = build_services(model_free_settings(tmp_path_factory.mktemp("fuzz")))
-    try:
-        with signed_in(
-            services, [ORGANIZATION], "fuzz", unlimited=True, raise_server_exceptions=False
-        ) as http:
-            yield http
-    finally:
-        services.close()
+    with signed_in(
+        engineless, [ORGANIZATION], "fuzz", unlimited=True, raise_server_exceptions=False
+    ) as http:
+        yield http
 
 
 def assert_answered(response: Any, allowed: frozenset[int] = GLOSSARY_ANSWERS) -> None:
@@ -349,24 +345,24 @@ def changes_of(paths: list[tuple[str | int, ...]]) -> st.SearchStrategy[Change |
 @FUZZ
 @given(route=st.sampled_from(BODY_ROUTES[:2]), change=changes_of(GLOSSARY_PATHS))
 def test_glossary_bodies(
-    engineless: TestClient, route: tuple[str, str], change: Change | None
+    engineless_client: TestClient, route: tuple[str, str], change: Change | None
 ) -> None:
-    send(engineless, *route, change.render(GLOSSARY) if change else json.dumps(GLOSSARY))
+    send(engineless_client, *route, change.render(GLOSSARY) if change else json.dumps(GLOSSARY))
 
 
 @FUZZ
 @given(change=changes_of(TERM_PATHS))
-def test_do_not_translate_bodies(engineless: TestClient, change: Change | None) -> None:
+def test_do_not_translate_bodies(engineless_client: TestClient, change: Change | None) -> None:
     text = change.render(TERMS) if change else json.dumps(TERMS)
-    send(engineless, "PUT", "/glossaries/do-not-translate", text)
+    send(engineless_client, "PUT", "/glossaries/do-not-translate", text)
 
 
 @FUZZ
 @given(route=st.sampled_from(BODY_ROUTES), text=documents)
 def test_any_json_as_a_glossary_body(
-    engineless: TestClient, route: tuple[str, str], text: str
+    engineless_client: TestClient, route: tuple[str, str], text: str
 ) -> None:
-    send(engineless, *route, text)
+    send(engineless_client, *route, text)
 
 
 def in_path(value: str) -> str:
@@ -381,13 +377,15 @@ def in_path(value: str) -> str:
     organization=st.none() | parameters,
 )
 def test_glossary_parameters(
-    engineless: TestClient, method: str, glossary: str | None, organization: str | None
+    engineless_client: TestClient, method: str, glossary: str | None, organization: str | None
 ) -> None:
     path = "/glossaries" if glossary is None else f"/glossaries/{in_path(glossary)}"
     if method == "DELETE" and glossary is None:
         method = "GET"
     query = {} if organization is None else {"organizationId": organization}
-    assert_answered(engineless.request(method, path, params=_encodable(query)), GLOSSARY_ANSWERS)
+    assert_answered(
+        engineless_client.request(method, path, params=_encodable(query)), GLOSSARY_ANSWERS
+    )
 
 
 @FUZZ
@@ -397,12 +395,12 @@ def test_glossary_parameters(
     last=st.none() | parameters,
 )
 def test_usage_and_language_parameters(
-    engineless: TestClient, organization: str | None, first: str | None, last: str | None
+    engineless_client: TestClient, organization: str | None, first: str | None, last: str | None
 ) -> None:
     query = {"organizationId": organization, "from": first, "to": last}
     present = {name: value for name, value in query.items() if value is not None}
-    assert_answered(engineless.get("/usage", params=_encodable(present)), CLIENT_ERRORS)
-    assert_answered(engineless.get("/languages", params=_encodable(present)), CLIENT_ERRORS)
+    assert_answered(engineless_client.get("/usage", params=_encodable(present)), CLIENT_ERRORS)
+    assert_answered(engineless_client.get("/languages", params=_encodable(present)), CLIENT_ERRORS)
 
 
 def _encodable(query: dict[str, str]) -> dict[str, str]:
@@ -425,8 +423,8 @@ names = st.one_of(
 
 @FUZZ
 @given(prefix=st.sampled_from(["/playground/", "/docs/assets/", "/docs/", "/redoc/"]), name=names)
-def test_page_and_file_names(engineless: TestClient, prefix: str, name: str) -> None:
-    response = engineless.get(prefix + in_path(name))
+def test_page_and_file_names(engineless_client: TestClient, prefix: str, name: str) -> None:
+    response = engineless_client.get(prefix + in_path(name))
     if response.status_code in (200, 304):
         return
     assert response.status_code == 404, (response.status_code, response.text[:200])

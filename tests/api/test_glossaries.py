@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 from openapi_spec_validator import validate
 
-from tests.conftest import model_free_settings, signed_in
-from threadwise.services import Services, build_services
+from tests.conftest import signed_in
+from threadwise.services import Services
 
 ENTRIES = [
     {"source": "ticket", "target": "incidencia", "caseSensitive": False},
@@ -23,25 +23,18 @@ ENTRIES = [
 
 
 @pytest.fixture(scope="module")
-def app_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    built = build_services(model_free_settings(tmp_path_factory.mktemp("glossaries")))
-    yield built
-    built.close()
-
-
-@pytest.fixture(scope="module")
-def http(app_services: Services) -> Iterator[TestClient]:
+def http(engineless: Services) -> Iterator[TestClient]:
     """A client of the app with a token for org-1 and org-2."""
-    with signed_in(app_services, ["org-1", "org-2"], "glossary tests") as client:
+    with signed_in(engineless, ["org-1", "org-2"], "glossary tests") as client:
         yield client
 
 
 @pytest.fixture(autouse=True)
-def no_glossaries(app_services: Services) -> Iterator[None]:
+def no_glossaries(engineless: Services) -> Iterator[None]:
     yield
     for organization in ("org-1", "org-2"):
-        for glossary in app_services.glossaries.list("default", organization):
-            app_services.glossaries.delete("default", organization, glossary.glossary_id)
+        for glossary in engineless.glossaries.list("default", organization):
+            engineless.glossaries.delete("default", organization, glossary.glossary_id)
 
 
 def body(**fields: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from fastapi import Request
 from pydantic import BaseModel
 
 from threadwise.errors import ServiceError
-from threadwise.payload import PayloadLimits, decode_json, json_type, parse_message_body, validate
+from threadwise.payload import PayloadLimits, decode_json, json_object, parse_message_body, validate
 from threadwise.protocol import ErrorCode, MessageBody
 
 M = TypeVar("M", bound=BaseModel)
@@ -30,13 +30,8 @@ async def read_model(request: Request, model: type[M], max_bytes: int, smaller: 
     raw = await _read_limited(request, max_bytes, smaller)
     name = model.__name__
     data = decode_json(raw, "The body", f"Send UTF-8 JSON: an object as {name} describes.")
-    if not isinstance(data, dict):
-        raise ServiceError(
-            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
-            f"The body must be a JSON object ({name} in /openapi.json), got a JSON "
-            f"{json_type(data)}.",
-        )
-    return validate(model, data, f"{name} (see /openapi.json)")
+    expected = f"The body must be a JSON object ({name} in /openapi.json)"
+    return validate(model, json_object(data, expected), f"{name} (see /openapi.json)")
 
 
 async def _read_limited(request: Request, max_bytes: int, smaller: str) -> bytes:

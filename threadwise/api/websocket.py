@@ -28,7 +28,7 @@ from threadwise.payload import (
     charged_characters,
     check_limits,
     decode_json,
-    json_type,
+    json_object,
     validate,
 )
 from threadwise.protocol import (
@@ -449,13 +449,7 @@ FRAME_EXAMPLE = (
 def read_frame(text: str) -> dict[str, Any]:
     """A frame's JSON object, or the ``ServiceError`` to answer it with."""
     data = decode_json(text, "The frame", f"Send a JSON object such as {FRAME_EXAMPLE}.")
-    if not isinstance(data, dict):
-        raise ServiceError(
-            ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
-            f"A frame must be a JSON object with 'action', 'headers' and 'payload', got a "
-            f"JSON {json_type(data)}.",
-        )
-    return data
+    return json_object(data, "A frame must be a JSON object with 'action', 'headers' and 'payload'")
 
 
 def check_request_frame(kind: Any, ids: _FrameIds) -> str:
