@@ -86,6 +86,7 @@ class Replica:
     readiness: tuple[int, str] = (200, "ready")  # /readyz's status and its body's "status"
     checks: int = 0  # health checks answered
     served: list[str] = field(default_factory=list)
+    forwarded_for: list[list[str]] = field(default_factory=list)  # each POST's X-Forwarded-For
 
     def start(self) -> ThreadingHTTPServer:
         replica = self
@@ -98,6 +99,7 @@ class Replica:
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                replica.forwarded_for.append(self.headers.get_all("X-Forwarded-For") or [])
                 if replica.busy:
                     self.answer_json(503, {"error": {"code": "OVERLOADED"}})
                     return
@@ -179,6 +181,16 @@ def test_a_thread_goes_back_to_its_replica(balancer: Balancer) -> None:
     }
     # New threads go to the least busy replica: both get some.
     assert {_summarize(balancer, f"new-{n}").json()["replica"] for n in range(6)} == {"a", "b"}
+
+
+def test_the_replicas_are_told_only_the_address_the_client_connected_from(
+    balancer: Balancer,
+) -> None:
+    """The replicas believe the first address of X-Forwarded-For (they trust every hop,
+    THREADWISE_FORWARDED_ALLOW_IPS "*"): one a client wrote there would be taken for its own,
+    and per-address limits escaped by writing another each time."""
+    _summarize(balancer, "thread-1", **{"X-Forwarded-For": "203.0.113.9"})
+    assert [f for replica in balancer.replicas for f in replica.forwarded_for] == [["127.0.0.1"]]
 
 
 def test_overloaded_is_tried_on_the_other_replica(balancer: Balancer) -> None:
