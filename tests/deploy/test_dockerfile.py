@@ -109,4 +109,5 @@ def test_llama_cpp_is_built_for_a_named_level_without_amx() -> None:
     }
     (install,) = [run for run in _all(BUILD, "RUN") if 'pip install ".[model]"' in run]
     assert 'cpu_levels.py "$THREADWISE_CPU_LEVEL"' in install and "CMAKE_ARGS=" in install
-    assert BUILD_RECORD_NAME in install and "-march=native" not in text
+    assert BUILD_RECORD_NAME in install
+    assert not [i for i in BUILD if "-march=native" in i.arguments and i.keyword != "#"]

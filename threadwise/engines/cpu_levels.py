@@ -32,7 +32,8 @@ class CpuLevel:
     ggml_options: tuple[str, ...]
 
 
-_X86_OPTIONS = (
+# Every x86 extension ggml has a CMake option for: each is named on or off in a build.
+_X86_OPTIONS = [
     "SSE42",
     "AVX",
     "F16C",
@@ -47,41 +48,32 @@ _X86_OPTIONS = (
     "AMX_TILE",
     "AMX_INT8",
     "AMX_BF16",
-)
-_HASWELL = frozenset({"sse4_2", "avx", "f16c", "fma", "avx2", "bmi2"})
-_AVX512 = frozenset({"avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw"})
+]
 
-# Lowest first. AMX is on no rung: see the module's docstring.
-LEVELS: tuple[CpuLevel, ...] = (
-    CpuLevel("x64", frozenset(), ()),
-    CpuLevel("sse42", frozenset({"sse4_2"}), ("SSE42",)),
-    CpuLevel("haswell", _HASWELL, ("SSE42", "AVX", "F16C", "FMA", "AVX2", "BMI2")),
-    CpuLevel(
-        "skylakex",
-        _HASWELL | _AVX512,
-        ("SSE42", "AVX", "F16C", "FMA", "AVX2", "BMI2", "AVX512"),
-    ),
-    CpuLevel(
-        "icelake",
-        _HASWELL | _AVX512 | {"avx512vbmi", "avx512_vnni"},
-        ("SSE42", "AVX", "F16C", "FMA", "AVX2", "BMI2", "AVX512", "AVX512_VBMI", "AVX512_VNNI"),
-    ),
-    CpuLevel(
-        "zen4",
-        _HASWELL | _AVX512 | {"avx512vbmi", "avx512_vnni", "avx512_bf16"},
-        (
-            "SSE42",
-            "AVX",
-            "F16C",
-            "FMA",
-            "AVX2",
-            "BMI2",
-            "AVX512",
-            "AVX512_VBMI",
-            "AVX512_VNNI",
-            "AVX512_BF16",
-        ),
-    ),
+
+def _rungs(*steps: tuple[str, str, str]) -> tuple[CpuLevel, ...]:
+    """Levels from (name, the CPU flags it adds, the ggml options it adds), each rung
+    needing all that the rungs below it need."""
+    levels = [CpuLevel("x64", frozenset(), ())]
+    for name, flags, options in steps:
+        below = levels[-1]
+        levels.append(
+            CpuLevel(
+                name,
+                below.cpu_flags | set(flags.split()),
+                below.ggml_options + tuple(options.split()),
+            )
+        )
+    return tuple(levels)
+
+
+# Lowest first, named as ggml names its CPU variants. AMX is on no rung: see the docstring.
+LEVELS: tuple[CpuLevel, ...] = _rungs(
+    ("sse42", "sse4_2", "SSE42"),
+    ("haswell", "avx f16c fma avx2 bmi2", "AVX F16C FMA AVX2 BMI2"),
+    ("skylakex", "avx512f avx512cd avx512vl avx512dq avx512bw", "AVX512"),
+    ("icelake", "avx512vbmi avx512_vnni", "AVX512_VBMI AVX512_VNNI"),
+    ("zen4", "avx512_bf16", "AVX512_BF16"),
 )
 
 
