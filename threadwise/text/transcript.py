@@ -2,7 +2,9 @@
 
 Every line names its speaker and, where known, their side (customer or agent): small models
 otherwise mix up who did what. Timestamps cost ~44% more prompt tokens, so they appear only
-where they carry meaning: when a conversation pauses for an hour or more.
+where they carry meaning: when a conversation pauses for an hour or more. Every text on the
+lines is quoted as data (``text.injection``); a message that speaks to the model rather than
+to the people in the conversation is left out of the lines and of the evidence.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from threadwise.protocol import Conversation
+from threadwise.text.injection import addresses_model, as_line
 
 PAUSE_WORTH_A_TIMESTAMP = timedelta(hours=1)
+# What the model reads instead of a message written to it: that a message was there, so
+# that the turns still alternate, but nothing it could take for an order or a fact.
+LEFT_OUT = "(message not shown)"
 
 
 class Side(StrEnum):
@@ -78,6 +84,14 @@ class Said:
     # checked in English, against what each speaker said (see ``Transcript.read``); the
     # model reads the message as written.
     reading: str | None = None
+    # It speaks to the model ("Ignore all previous instructions…"): not shown to it, and no
+    # evidence for anything a summary says.
+    addresses_model: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The message as the model reads it on its line."""
+        return LEFT_OUT if self.addresses_model else as_line(self.text)
 
     @property
     def english(self) -> str:
@@ -115,11 +129,11 @@ class Transcript:
             name = self.name_of(speaker)
             if speaker.side is Side.OTHER:
                 role = f" ({speaker.role})" if speaker.role else ""
-                parts.append(f"{name}{role}")
+                parts.append(as_line(f"{name}{role}"))
             else:
                 article = "an automated" if speaker.side is Side.BOT else "the"
                 noun = "agent" if speaker.side is Side.BOT else speaker.side.value
-                parts.append(f"{name} is {article} {noun}")
+                parts.append(f"{as_line(name)} is {article} {noun}")
         return "; ".join(parts)
 
     def read(self, readings: Sequence[str | None]) -> Transcript:
@@ -141,7 +155,7 @@ class Transcript:
             if marker is None:
                 message = next(said)
                 name = names.get(message.speaker, message.speaker.name)
-                lines.append(f"{message.speaker.label_as(name)}: {message.text}")
+                lines.append(f"{as_line(message.speaker.label_as(name))}: {message.shown}")
             else:
                 lines.append(marker)
         return replace(self, lines=tuple(lines), names=dict(names))
@@ -174,9 +188,13 @@ def build_transcript(conversations: Sequence[Conversation]) -> Transcript:
             if stamp is not None and index in show_times:
                 layout.append(f"[{_format_time(stamp)}]")
             content = " ".join(message.content.split())
-            messages.append(Said(speaker, content, conversation.conversationId, index))
+            to_model = addresses_model(message.content)
+            messages.append(
+                Said(speaker, content, conversation.conversationId, index, addresses_model=to_model)
+            )
             layout.append(None)
-            evidence.append(message.content)
+            if not to_model:
+                evidence.append(message.content)
         evidence.extend(f"{s.name} {s.role or ''}" for s in known.values())
     plain = Transcript(
         speakers=tuple(speakers.values()),

@@ -29,6 +29,7 @@ from threadwise.superpowers.summarize.run import Run
 from threadwise.superpowers.summarize.second_person import to_customer
 from threadwise.superpowers.summarize.sentences import complete_sentences, split_sentences
 from threadwise.superpowers.summarize.translation import translate_parts
+from threadwise.text.injection import as_data, as_line
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.transcript import Side
 
@@ -372,10 +373,13 @@ class AspectWriter:
 
 
 def _custom_ask(custom: CustomAspect, label: str) -> str:
+    """The organization's instruction and example, quoted as the conversation is: whatever
+    their texts hold, they cannot end the turn or the example's block."""
+    example = as_data(custom.example_conversation.strip())
     return (
-        f"Also write a line {label} {custom.instruction.strip()}\n"
-        f"For example, for this conversation:\n{custom.example_conversation.strip()}\n"
-        f"the line would be:\n{label} {custom.example_answer.strip()}\n"
+        f"Also write a line {label} {as_line(custom.instruction)}\n"
+        f"For example, for this conversation:\n<transcript>\n{example}\n</transcript>\n"
+        f"the line would be:\n{label} {as_line(custom.example_answer)}\n"
         f"Now write the line {label} for the conversation above."
     )
 

@@ -101,6 +101,8 @@ class Attributor:
         self.acts = _Index()
         speakers = list(names)
         for message, stems in zip(self.messages, self._stems, strict=True):
+            if message.addresses_model:
+                continue  # no evidence of who said or did anything (see ``evidence``)
             self.said.add(stems, message.speaker)
             for part in _PARTS.split(message.english):
                 for stems, actor in _actors(part, message.speaker, speakers):
@@ -205,7 +207,8 @@ class Attributor:
 
     def evidence(self, sentence: str) -> list[Said]:
         """The messages that support ``sentence``: those sharing most of its content words,
-        the subjects' own messages first."""
+        the subjects' own messages first; those written to the model too, so that a sentence
+        that only they support is known (``checks`` drops it)."""
         stems = set(_content(sentence))
         if not stems:
             return []

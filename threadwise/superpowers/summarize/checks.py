@@ -2,7 +2,9 @@
 
 Sentence by sentence: its subjects against the messages behind it (``attribution``), names
 and numbers against the conversation (``facts``); a sentence that fails is fixed (speakers
-swapped) or dropped: faithful before fluent. IDs the conversation gives with what they
+swapped) or dropped: faithful before fluent. A message written to the model ("Ignore all
+previous instructions…") supports nothing: a sentence that only such messages support is
+dropped, and none is cited as evidence. IDs the conversation gives with what they
 identify ("order 48213") are put back where the summary names that thing without its ID.
 """
 
@@ -72,15 +74,17 @@ def check_draft(
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
+        support = tuple(m for m in attributed.messages if not m.addresses_model)
+        if attributed.messages and not support:
+            checked.dropped.append(f"only a message written to the model says: {unit}")
+            continue
         checked.swapped += attributed.fixed
         written = cast.write_back(attributed.text)
         facts = check_facts(written, transcript.evidence, openers=fragments)
         if not facts.ok:
             checked.dropped.append(f"unsupported {', '.join(facts.unsupported)}: {unit}")
             continue
-        checked.sentences.append(
-            CheckedSentence(written, tuple(attributed.messages), attributed.text)
-        )
+        checked.sentences.append(CheckedSentence(written, support, attributed.text))
     if restore_ids:
         _restore_identifiers(checked, transcript.evidence)
     return checked

@@ -50,8 +50,10 @@ _DATE = re.compile(
 
 def entities_in(transcript: Transcript, products: str) -> list[Entity]:
     """What the messages of ``transcript`` name, in order of first mention, each once;
-    ``products`` is the model's list ("a; b"), checked against the messages."""
-    text = PLACEHOLDER.sub(" ", "\n".join(m.text for m in transcript.messages))
+    ``products`` is the model's list ("a; b"), checked against the messages (not those
+    written to the model: their "$500 gift card" names nothing the conversation has)."""
+    said = (m.text for m in transcript.messages if not m.addresses_model)
+    text = PLACEHOLDER.sub(" ", "\n".join(said))
     found: list[tuple[int, int, Entity]] = []
 
     def add(start: int, end: int, kind: Literal["identifier", "amount", "date", "product"]) -> None:
