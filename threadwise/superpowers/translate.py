@@ -21,6 +21,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 from typing import TypeVar
 
 from threadwise.deadlines import Deadline, DeadlinePolicy
@@ -29,7 +30,7 @@ from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, Formality, MessageBody, ResponseItem
-from threadwise.superpowers.llm_translation import LlmTranslator
+from threadwise.superpowers.llm_translation import LlmTranslator, StandIn
 from threadwise.superpowers.routing import (
     LLM,
     NO_ENGINE,
@@ -73,6 +74,9 @@ COST_CHARACTERS = 1_000
 _TERM_TRANSLATIONS = 10_000
 # An engine's note on a translation the request asked in a register it cannot write.
 FORMALITY_NOT_APPLIED = " (formality not applied)"
+# A message the fast engine translated because the model's answer was no translation of it
+# (a message that told it to do something else, obeyed: ``llm_translation``).
+STOOD_IN = " (fast fallback: the model's answer was not a translation)"
 # Why the model's refusal (OVERLOADED, by its reason) sent a group to the fast engine.
 _FALLBACK_REASONS = {"engine_down": "the model server is down"}
 
@@ -298,12 +302,14 @@ class Translator:
         )  # fmt: skip
         segments = [s for m in messages for s in m.segments]
         first = translate([s.parts for s in segments])
+        bounds = pairwise(accumulate((len(m.segments) for m in messages), initial=0))
+        fast_lines = [any(isinstance(p, StandIn) for p in first[a:b]) for a, b in bounds]
         rendered = iter(
             self._checked(segment, parts, translate)
             for segment, parts in zip(segments, first, strict=True)
         )
         results = []
-        for message in messages:
+        for message, stood_in_for_the_model in zip(messages, fast_lines, strict=True):
             text = message.render([next(rendered) for _ in message.segments])
             plain = is_plain(message.text) and is_plain(text)  # one paragraph of words each
             problems = [] if plain else structure_problems(message.text, text)
@@ -317,6 +323,13 @@ class Translator:
                     continue
             if keeper is not None and keeper.misaddressed(message.text, text):
                 results.append(Translated(text, name + FORMALITY_NOT_APPLIED))
+                continue
+            if stood_in_for_the_model:
+                # The model's answer was no translation of a line: the engine that checked
+                # it (the draft's, or the direction's fast one) stands in.
+                route = self.router.route(source, target.language)
+                fast = draft_engine(engine) or (route.fast if route is not None else "")
+                results.append(Translated(text, self.engine_name(fast, source, target) + STOOD_IN))
                 continue
             results.append(Translated(text, name))
         return results
@@ -485,8 +498,17 @@ class Translator:
         formality = wording.formality
         told = [(t.source, t.target) for t in wording.told]
         if engine == LLM:
+            # The direction's fast engine, if any, checks that the model's lines translate
+            # theirs (``llm_translation``): one told to do otherwise may do it.
+            route = self.router.route(source, language)
+            fast = route.fast if route is not None and route.fast in self.engines else None
+            reference = None
+            if fast is not None:
+                reference = self._segment_translator(
+                    fast, source, target, deadline, Wording(formality=formality)
+                )
             return lambda parts: self.llm.translate(
-                parts, source, language, region, deadline, formality, told
+                parts, source, language, region, deadline, formality, told, reference
             )
         draft = draft_engine(engine)
         if draft is not None:
