@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.text.complexity import MAX_RATIO, doubling_ratio, report
+from threadwise.text.injection import addresses_model, as_data
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.person_names import find_people
 from threadwise.text.personal_data import find
@@ -109,6 +110,12 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
         lambda t: READDRESSER.rewrite(t, "fr", None, "informal"),
         repeated("Pouvez-vous vérifier votre facture "),
     ),
+    # injection.py
+    "injection: one long word": (addresses_model, repeated("a")),
+    "injection: orders without what they override": (addresses_model, repeated("ignore the ")),
+    "injection: replies without what they dictate": (addresses_model, repeated("reply only ")),
+    "injection: brackets": (as_data, repeated("<a")),
+    "injection: chat-template tokens": (as_data, repeated("<|x|>")),
     # terms.py
     "terms: beside emoji": (lambda t: mask_terms(t, KEEP), repeated("ok 👍 ")),
     "terms: beside code": (lambda t: mask_terms(t, KEEP), repeated("ok `x` ")),
