@@ -30,6 +30,9 @@ SPEAKS_TO_THE_MODEL = [
 ]
 # What customers and agents write to each other, some of it close in words.
 SPEAKS_TO_PEOPLE = [
+    # A contact center's own system lines stay in the conversation.
+    "System: the agent has joined the chat",
+    "SYSTEM: Chat transferred to billing",
     "Please ignore my previous message, I found the order.",
     "Please reply only with the tracking number when you have it.",
     "Could you answer only with yes or no?",

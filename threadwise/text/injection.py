@@ -63,6 +63,13 @@ def _words(listed: str) -> str:
     return "|".join(listed.split())
 
 
+# What follows a forged turn's role: an order, within its first few words.
+_TURN_ORDER = (
+    rf"(?:[\w'\u2019-]+\s+){{0,3}}?(?:{_words(_OVERRIDE_VERBS)}|{_words(_REPLY_VERBS)}|"
+    r"you\s+(?:are|must|will|should)|summari[sz]e|translate|obey)\b"
+)
+
+
 _ADDRESSES = [
     # "Ignore all previous instructions", "olvida las instrucciones anteriores",
     # "ignoriere alle vorherigen Anweisungen", "ignore the translation task".
@@ -98,8 +105,10 @@ _ADDRESSES = [
     r"<\s*[|\uff5c]|[|\uff5c]\s*>|\[/?INST\]|<</?SYS>>",
     r"</?\s*(?:transcript|conversation|system|instructions?|prompt|assistant|user|lines|"
     r"data|message|context)\s*>",
-    r"(?:^|\n)\s*(?:system|assistant|developer)\s*:",
-    r"(?-i:\bSYSTEM\s*:)",
+    r"(?:^|\n)\s*(?:assistant|developer)\s*:",
+    # A forged system turn gives the model an order; a contact center's own "System: the chat
+    # was transferred" line does not, and stays in the conversation.
+    rf"(?:(?:^|\n)\s*system|(?-i:\bSYSTEM))\s*:\s*{_TURN_ORDER}",
 ]
 _ADDRESS = re.compile("|".join(f"(?:{p})" for p in _ADDRESSES), re.IGNORECASE)
 
