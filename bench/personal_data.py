@@ -2,13 +2,17 @@
 
     python -m bench.personal_data [--set bench/data/personal_data.jsonl] [--show-misses]
 
-The set is hand-written chat messages (en, es, fr, de, pt) with the personal data planted in
-each listed by kind and exact text, and hard negatives (order numbers, amounts, dates,
-tracking numbers, a card's last four digits…). A planted value counts as found when a find of
-its kind covers all of it (what masking needs); a find counts as right when it overlaps a
-planted value of its kind. "hidden" counts planted values covered by a find of any kind.
-Also prints the detector's time per message. The detectors are the service's own
-(``serving.redaction.Redactor``, with Apertium's analyzers for names).
+Three sets (``bench/data/README.md``): the first (the default), a held-out one
+(``personal_data_unseen.jsonl``) and one of values written in other forms
+(``personal_data_formats.jsonl``: full-width, zero-width and no-break characters, other
+separators, spelled-out e-mail addresses, names in lower case or capitals). Each holds hand-written
+chat messages (en, es, fr, de, pt) with the personal data planted in each listed by kind and
+exact text, and hard negatives (order numbers, amounts, dates, tracking numbers, a card's
+last four digits…). A planted value counts as found when a find of its kind covers all of it
+(what masking needs); a find counts as right when it overlaps a planted value of its kind.
+"hidden" counts planted values covered by a find of any kind. Also prints the detector's
+time per message. The detectors are the service's own (``serving.redaction.Redactor``, with
+Apertium's analyzers for names).
 """
 
 from __future__ import annotations

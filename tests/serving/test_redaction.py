@@ -74,7 +74,9 @@ def body(mode: Any, text: str = TEXT) -> MessageBody:
 REDACTOR = Redactor(Names())
 
 
-def run(mode: Any, redactor: Redactor | None = REDACTOR) -> tuple[Echo, str, list[str]]:
+def run(
+    mode: Any, redactor: Redactor | None = REDACTOR, text: str = TEXT
+) -> tuple[Echo, str, list[str]]:
     power = Echo()
     ops = operations(power)
     ops.redactor = redactor
@@ -82,7 +84,7 @@ def run(mode: Any, redactor: Redactor | None = REDACTOR) -> tuple[Echo, str, lis
 
     async def scenario() -> Any:
         record = RequestRecord.start("rest")
-        return await ops.run("summarize", body(mode), tenant="t", record=record,
+        return await ops.run("summarize", body(mode, text), tenant="t", record=record,
                              on_partial=drafts.append)  # fmt: skip
 
     results = asyncio.run(scenario())
@@ -98,6 +100,25 @@ def test_the_engine_sees_placeholders_and_the_caller_the_values(mode: Any) -> No
     assert "[ADDRESS_1]" in seen
     assert "Maya Chen" in seen  # a participant's own name is kept
     assert answer == TEXT and drafts == [TEXT]
+
+
+# Values as the outside probe wrote them (issue 25, item 7): full-width digits, zero-width
+# characters inside, dashes, spelled out, digits one by one.
+DISGUISED = (
+    "Hi, I'm Maya Chen. Refund card \uff14\uff11\uff11\uff11\u200b \uff11\uff11\uff11\uff11 "
+    "1111\u00a01111 or DE89-3704-0044-0532-0130-00, mail maya.chen\u200b@example.com or "
+    "maya dot chen at example dot com, call 4 1 5 5 5 5 2 6 7 1; my husband Dan\u200biel Okafor."
+)
+
+
+def test_values_in_other_forms_are_masked_whole_and_restored_exactly() -> None:
+    power, answer, drafts = run("restore", text=DISGUISED)
+    [seen] = power.seen
+    assert seen == (
+        "Hi, I'm Maya Chen. Refund card [CARD_1] or [IBAN_1], mail [EMAIL_1] or [EMAIL_2], "
+        "call [PHONE_1]; my husband [PERSON_1]."
+    )
+    assert answer == DISGUISED and drafts == [DISGUISED]
 
 
 def test_the_caches_and_the_idempotency_store_keep_only_placeholders(

@@ -16,6 +16,7 @@ from threadwise.text.personal_data import find
 from threadwise.text.plain_markup import translate_plain
 from threadwise.text.protected import protected_spans
 from threadwise.text.readdressing import Readdresser, german_informal
+from threadwise.text.spans import NormalizedText
 from threadwise.text.street_addresses import find_addresses
 from threadwise.text.terms import Term, mask_terms, near_spans
 
@@ -86,6 +87,16 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "personal data: card numbers": (personal_data, repeated("4111 1111 1111 1111 ")),
     "personal data: short runs of digits": (personal_data, repeated("1, ")),
     "personal data: phone numbers in digit groups": (phones, repeated("1234 ")),
+    "personal data: digits one by one": (phones, repeated("1 ")),
+    "personal data: dotted digit groups": (personal_data, repeated("1234.")),
+    "personal data: a spelled-out address's parts": (personal_data, repeated("ab dot ")),
+    "personal data: spelled-out ats": (personal_data, repeated("ab at cd dot ")),
+    "personal data: bracketed ats": (personal_data, repeated("ab [at] cd [dot] ")),
+    "personal data: full-width digits": (personal_data, repeated("\uff14\uff11\uff11\uff11\u3000")),
+    # spans.py: the normal form every detector reads
+    "normal form: accents": (NormalizedText, repeated("é")),
+    "normal form: combining accents": (NormalizedText, repeated("e\u0301")),
+    "normal form: zero-width characters": (NormalizedText, repeated("a\u200b")),
     # person_names.py
     "names: titles": (lambda t: find_people(t, TAGS), repeated("Mr. ")),
     "names: plain words": (lambda t: find_people(t, TAGS), repeated("Der ")),
@@ -93,6 +104,8 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "names: many runs": (lambda t: find_people(t, TAGS), repeated("Aa bb ")),
     "names: greetings": (lambda t: find_people(t, TAGS), repeated("hi Julien ")),
     "names: names": (lambda t: find_people(t, TAGS), repeated("Please Daniel Okafor, ")),
+    "names: lower case": (lambda t: find_people(t, TAGS), repeated("daniel ")),
+    "names: introductions": (lambda t: find_people(t, TAGS), repeated("i'm daniel okafor ")),
     # street_addresses.py
     "addresses: buildings": (find_addresses, repeated("1 Aa Court, ")),
     "addresses: a hyphenated chain": (find_addresses, repeated("Aa-")),

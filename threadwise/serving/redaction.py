@@ -2,12 +2,15 @@
 (``request.settings.redactPersonalData``).
 
 Before anything else sees a request, each message's personal data (``text.personal_data``,
-and people's names from Apertium's dictionaries, ``text.person_names``; the participants' own
-names are kept) is replaced by a typed placeholder, ``[EMAIL_1]``, the same for the same value
-across the request. Everything after works on that body: the engines read placeholders, the
-caches and stores keep them. The answer keeps them (``"mask"``) or has the values put back
-(``"restore"``, or ``true``), drafts streamed on the way too. It fails closed: if the
-personal data cannot be looked for, the request is refused and nothing reaches an engine.
+and people's names from Apertium's dictionaries, ``text.person_names``; the participants'
+own names are kept) is replaced by a typed placeholder, ``[EMAIL_1]``, the same for the same
+value across the request. The detectors read each message's normal form (full-width
+characters as ASCII, no zero-width ones, one kind of space and dash), and a placeholder
+replaces the message's own characters, the invisible ones inside a value too. Everything
+after works on that body: the engines read placeholders, the caches and stores keep them.
+The answer keeps them (``"mask"``) or has the values put back (``"restore"``, or ``true``),
+drafts streamed on the way too. It fails closed: if the personal data cannot be looked for,
+the request is refused and nothing reaches an engine.
 """
 
 from __future__ import annotations
