@@ -104,6 +104,7 @@ BODY_PATHS = [
     ("request", "settings", "summaryFormat"),
     ("request", "settings", "overrideOutputLanguage"),
     ("request", "settings", "includeEvidence"),
+    ("request", "settings", "redactPersonalData"),
 ]
 MARKER = "\x00fuzzed\x00"
 
