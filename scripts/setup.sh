@@ -84,7 +84,7 @@ fi
 # so a cache shared between machines never hands one machine another's instructions; the level
 # is recorded in .venv, and the engine refuses to load a library its CPU cannot run.
 llama_version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -1)
-mapfile -t level_lines < <("$PYTHON" threadwise/engines/cpu_levels.py ${THREADWISE_CPU_LEVEL:+"$THREADWISE_CPU_LEVEL"})
+mapfile -t level_lines < <("$PYTHON" threadwise/engines/cpu_levels.py)
 level=${level_lines[0]}
 cmake_args=${level_lines[1]}
 wheels="${XDG_CACHE_HOME:-$HOME/.cache}/threadwise/wheels/llama-cpp-python-$llama_version-$level"

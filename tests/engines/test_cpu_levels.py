@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -105,9 +106,13 @@ def test_the_recorded_level_is_read_from_the_environment(tmp_path: Path) -> None
 
 def test_setup_runs_the_module_as_a_script_with_the_standard_library_only() -> None:
     """scripts/setup.sh runs it with the system's Python, before any dependency exists."""
-    done = subprocess.run(
-        [sys.executable, "-I", cpu_levels.__file__, "haswell"], capture_output=True, text=True
-    )
+    script = [sys.executable, "-I", cpu_levels.__file__]
+    done = subprocess.run([*script, "haswell"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     name, args = done.stdout.splitlines()
     assert name == "haswell" and args.split() == cmake_args(level_named("haswell"))
+    environment = {**os.environ, cpu_levels.LEVEL_VARIABLE: "sse42"}
+    named = subprocess.run(script, capture_output=True, text=True, env=environment)
+    assert named.stdout.splitlines()[0] == "sse42"
+    best = subprocess.run(script, capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    assert best.stdout.splitlines()[0] == best_level(cpu_flags()).name

@@ -14,6 +14,7 @@ Standard library only: ``scripts/setup.sh`` runs this file before any dependency
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from pathlib import Path
 CPUINFO = Path("/proc/cpuinfo")
 # Written by scripts/setup.sh into the virtual environment that holds the library.
 BUILD_RECORD_NAME = "threadwise-llama-build.json"
+# Names the level to build instead of this CPU's best (a build variable, not a setting).
+LEVEL_VARIABLE = "THREADWISE_CPU_LEVEL"
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,10 @@ def recorded_level(prefix: Path | None = None) -> CpuLevel | None:
 
 
 def main(argv: list[str]) -> int:
-    """``cpu_levels.py [LEVEL]``: print the level's name, then its CMake arguments."""
-    level = level_named(argv[0]) if argv else best_level(cpu_flags())
+    """``cpu_levels.py [LEVEL]``: print the level's name, then its CMake arguments (the level
+    named, else ``THREADWISE_CPU_LEVEL``'s, else the best this CPU runs)."""
+    named = argv[0] if argv else os.environ.get(LEVEL_VARIABLE)
+    level = level_named(named) if named else best_level(cpu_flags())
     print(level.name)
     print(" ".join(cmake_args(level)))
     return 0
