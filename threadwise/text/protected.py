@@ -58,7 +58,7 @@ def protected_counts(text: str) -> Counter[str]:
 
 def _url_length(url: str) -> int:
     """How much of ``url`` is the URL: not the punctuation after it, nor a closing parenthesis
-    it did not open (see https://x.org/a_(b)). One pass from the end: a URL of any length."""
+    it did not open (see https://example.com/a_(b)). One pass from the end: a URL of any length."""
     unmatched = url.count(")") - url.count("(")
     end = len(url)
     while end:

@@ -41,7 +41,7 @@ export function protectedSpans(text) {
 }
 
 /** How much of ``url`` is the URL: not the punctuation after it, nor a closing parenthesis it
- * did not open (see https://x.org/a_(b)). One pass from the end: a URL of any length. */
+ * did not open (see https://example.com/a_(b)). One pass from the end: a URL of any length. */
 function urlLength(url) {
   const count = (c) => url.split(c).length - 1;
   let unmatched = count(')') - count('(');
