@@ -79,3 +79,28 @@ def test_generic_names() -> None:
         assert is_generic_name(name), name
     for name in ("Ana", "Priya Raman", "Mr. Brown", "Jean-Luc"):
         assert not is_generic_name(name), name
+
+
+def test_oaths_and_interjections_are_not_names() -> None:
+    for word in ("God", "Lord", "Jesus", "Heavens", "Goodness", "Geez", "Hell", "Heck", "Wow"):
+        t = transcript(
+            ("p1", f"I got the job! Oh, {word}! I can't believe it."),
+            ("p2", f"Oh, {word}! Congratulations!"),
+            ("p1", f"Thanks. My {word}, I'm nervous, {word}."),
+        )
+        assert named(t) == {}, word
+
+
+def test_a_word_exclaimed_is_a_name_only_if_used_as_one_elsewhere() -> None:
+    exclaimed = transcript(
+        ("p1", "The car broke down again. Oh, Rats!"),
+        ("p2", "What now?"),
+        ("p1", "It needs a new engine. Oh, Rats!"),
+    )
+    assert named(exclaimed) == {}
+    greeted = transcript(
+        ("p1", "Hi, Amy. The car broke down again."),
+        ("p2", "Hello, Bill. What now?"),
+        ("p1", "Oh, Amy! I need a new car."),
+    )
+    assert named(greeted) == {"#Person2#": "Amy", "#Person1#": "Bill"}

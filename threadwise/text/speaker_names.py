@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from threadwise.text.exclamations import INTERJECTIONS
 from threadwise.text.transcript import Said, Speaker
 
 _NAME = (
@@ -28,6 +29,10 @@ _GREETED = re.compile(rf"(?:^|[.!?]\s+)\s*{_GREETING}[\s,!]+{_NAME}\s*[,.!]")
 _CALLED = re.compile(rf"^\s*{_NAME}\s*,(?=.*(?:\byou|\byour|\blet's|\bwe\b|\?))")
 # "... good luck, Maria." / "I like your humor, Mark.": a name set off by a comma, then a stop.
 _ADDRESSED = re.compile(rf",\s*{_NAME}\s*(?:[.!?](?:\s|$)|$)")
+# "Oh, my God!" / "My Lord." / "Oh, Heavens!": a word exclaimed, not someone called.
+_EXCLAIMED = re.compile(
+    r"\b(?i:my|dear|good)\s+([A-Z][a-z]+)\s*[!.,?]|\b(?i:oh|o)[\s,]+([A-Z][a-z]+)\s*!"
+)
 # "My name is Maria." / "This is Tom speaking." / "I'm Ana from support."
 _INTRODUCED = re.compile(
     rf"(?:\b[Mm]y name is|\b[Tt]his is|\bI'm|\bI am)\s+{_NAME}"
@@ -53,7 +58,7 @@ _NOT_NAMES_WORDS = """
     Perfect Excellent Awesome Cool Understood Noted Agreed Deal Got Gotcha Sounds Lovely
     Wonderful Brilliant Super Hmm Ahh Aha Alas Please Honestly Sorry Apologies Unfortunately
     """
-_NOT_NAMES = frozenset(_NOT_NAMES_WORDS.split())
+_NOT_NAMES = frozenset(_NOT_NAMES_WORDS.split()) | INTERJECTIONS
 
 
 def names_in_conversation(messages: tuple[Said, ...]) -> dict[Speaker, str]:
@@ -63,6 +68,10 @@ def names_in_conversation(messages: tuple[Said, ...]) -> dict[Speaker, str]:
         return {}
     text = "\n".join(m.text for m in messages)
     lower = set(re.findall(r"\b[a-z][a-z'-]*\b", text))
+    # A word exclaimed ("Oh, my Word!") is a name only where someone introduces themselves
+    # or is greeted by it: "Oh, Amy!" alone could be either.
+    exclaimed = {m.group(1) or m.group(2) for m in _EXCLAIMED.finditer(text)}
+    greeted: set[str] = set()
     # Votes: an introduction counts twice; a bare "Word, ..." opening a message only half,
     # as it is as often an interjection ("Done, your refund ...") as a name.
     votes: dict[Speaker, Counter[str]] = {s: Counter() for s in speakers}
@@ -70,6 +79,8 @@ def names_in_conversation(messages: tuple[Said, ...]) -> dict[Speaker, str]:
         other = speakers[1 - speakers.index(message.speaker)]
         for match in _GREETED.finditer(message.text):
             votes[other][match.group(1)] += 2
+            if not re.match(r"\W*(?i:oh|well|yes|no)\b", match.group(0)):
+                greeted.add(match.group(1))
         called = _CALLED.search(message.text)
         if called:
             votes[other][called.group(1)] += 1
@@ -77,13 +88,17 @@ def names_in_conversation(messages: tuple[Said, ...]) -> dict[Speaker, str]:
             votes[other][match.group(1)] += 2
         for match in _INTRODUCED.finditer(message.text):
             votes[message.speaker][match.group(1)] += 4
+            greeted.add(match.group(1))
     found: dict[Speaker, str] = {}
     for speaker, counted in votes.items():
         other = speakers[1 - speakers.index(speaker)]
         candidates = [
             name
             for name, count in counted.most_common()
-            if count >= 2 and _is_name(name, lower) and name not in votes[other]
+            if count >= 2
+            and _is_name(name, lower)
+            and name not in votes[other]
+            and (name not in exclaimed or name in greeted)
         ]
         if candidates:
             found[speaker] = candidates[0]
