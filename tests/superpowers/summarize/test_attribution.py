@@ -120,3 +120,32 @@ def test_evidence_cites_a_message_by_its_english_reading() -> None:
     cited = Attributor(read.messages, names).evidence(sentence)
     assert cited and cited[0].index == 0
     assert cited[0].text.startswith("Hola")  # cited as the request wrote it
+
+
+PUB = transcript(
+    ("a", "I passed the exam! Let's celebrate tonight at the pub."),
+    ("b", "Great news, that sounds fun."),
+    names={"a": "Ana", "b": "Bo"},
+)
+
+
+def test_one_of_two_subjects_is_never_swapped_into_the_other() -> None:
+    # Was "Ana and Ana celebrate": Bo's clause was checked alone and given to Ana.
+    attributor = Attributor(PUB.messages, {s: s.name for s in PUB.speakers})
+    for sentence in ("Ana and Bo celebrate at the pub.", "Bo, Ana celebrate at the pub."):
+        assert attributor.check(sentence).text == sentence
+
+
+NEWS = transcript(
+    ("a", "I won the lottery, a million dollars!"),
+    ("b", "Get out of here! You're kidding me!"),
+    ("a", "No, really. I quit my job today."),
+    names={"a": "Ana", "b": "Bo"},
+)
+
+
+def test_an_exclamation_is_no_one_s_act() -> None:
+    # "You're kidding" said in surprise: no evidence that Ana kids anyone.
+    attributor = Attributor(NEWS.messages, {s: s.name for s in NEWS.speakers})
+    assert "kid" not in attributor.done.users and "kid" not in attributor.acts.users
+    assert attributor.check("Bo kids Ana about her news.").text == "Bo kids Ana about her news."

@@ -50,3 +50,26 @@ def test_a_partial_alias_is_held_back() -> None:
     cast = cast_speakers(t)
     alias = next(iter(cast.aliases))
     assert cast.write_back_partial(f"{alias} asks. {alias[:2]}") == "#Person1# asks."
+
+
+def test_a_bot_and_a_human_agent_are_not_both_the_agent() -> None:
+    t = transcript(
+        ("c", "Hi"),
+        ("b", "Hello, how can I help?"),
+        ("a", "Hello, I'm taking over."),
+        names={"c": "Customer", "b": "Bot", "a": "Agent"},
+        roles={"c": "user", "b": "bot", "a": "agent"},
+    )
+    cast = cast_speakers(t)
+    written = [cast.write_back(cast.names[s]) for s in t.speakers]
+    assert len(set(written)) == 3, written
+
+
+def test_a_name_found_for_one_speaker_shares_no_word_with_another_s() -> None:
+    t = transcript(
+        ("a", "Thanks, Tony! See you, Tony."),
+        ("b", "Bye."),
+        names={"a": "Tony Chan", "b": "#Person2#"},
+    )
+    names = [cast_speakers(t).names[s] for s in t.speakers]
+    assert names[0] == "Tony Chan" and "Tony" not in names[1]

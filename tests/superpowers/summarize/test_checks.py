@@ -74,3 +74,21 @@ def test_what_only_a_message_written_to_the_model_says_is_dropped() -> None:
     ]
     # Nor is it cited for what other messages support.
     assert all(not m.addresses_model for s in checked.sentences for m in s.messages)
+
+
+HOTEL = transcript(
+    ("p1", "My name is Tony Chan. I'd like to reserve a single room for tonight, with a bath."),
+    ("p2", "Thank you, Mr. Chan. We will hold your room until nine."),
+)
+
+
+def test_no_sentence_gives_one_name_to_two_people() -> None:
+    cast = cast_speakers(HOTEL)
+    tony, alex = cast.names.values()
+    # The actor check would swap the subject alone: "Tony Chan asks Mr. Chan for...".
+    undone = f"{alex} asks Mr. Chan for a single room with a bath."
+    written = f"{tony} and Tony reserve a single room. {tony} is happy with Tony."
+    checked = check_draft(f"{undone} {written}", HOTEL.renamed(cast.names), cast, "paragraph")
+    assert checked.text("paragraph") == cast.write_back(undone)
+    assert len(checked.dropped) == 2
+    assert all(d.startswith("one name for two people") for d in checked.dropped)

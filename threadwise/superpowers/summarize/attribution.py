@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from threadwise.text.exclamations import is_exclamation
 from threadwise.text.transcript import Said, Speaker
 
 # Verbs whose subject answers what the other person brought up.
@@ -65,6 +66,7 @@ class Clause:
     start: int  # where the subject starts in the sentence
     end: int  # where the clause ends
     verb: str
+    joint: bool = False  # one of two subjects ("Sam and Lee celebrate"): nothing to swap
 
 
 @dataclass
@@ -105,6 +107,8 @@ class Attributor:
                 continue  # no evidence of who said or did anything (see ``evidence``)
             self.said.add(stems, message.speaker)
             for part in _PARTS.split(message.english):
+                if is_exclamation(part):
+                    continue  # "Get out of here!", "You're kidding": surprise, no one's act
                 for stems, actor in _actors(part, message.speaker, speakers):
                     self.done.add(stems, actor)
                 # Only what a pronoun says: "Hurry up!" is no one's act yet.
@@ -119,6 +123,8 @@ class Attributor:
     def check(self, sentence: str) -> Attribution:
         result = Attribution(sentence)
         for clause in reversed(self.clauses(sentence)):
+            if clause.joint:
+                continue  # swapping one of "Sam and Lee" would make them "Lee and Lee"
             speaker = self.by_name[clause.subject]
             body = sentence[clause.start : clause.end]
             predicates = _predicates(body, clause.verb)
@@ -198,11 +204,16 @@ class Attributor:
             )
             if verb is None or after.startswith("'"):
                 continue
-            found.append(Clause(self._full(match.group(0)), match.start(), 0, verb.group(1)))
+            joint = bool(
+                re.match(_AND + self._short.pattern, after)
+                or re.search(self._short.pattern + _AND + "$", before)
+            )
+            subject = self._full(match.group(0))
+            found.append(Clause(subject, match.start(), 0, verb.group(1), joint))
         clauses = []
         for number, clause in enumerate(found):
             end = found[number + 1].start if number + 1 < len(found) else len(sentence)
-            clauses.append(Clause(clause.subject, clause.start, end, clause.verb))
+            clauses.append(Clause(clause.subject, clause.start, end, clause.verb, clause.joint))
         return clauses
 
     def evidence(self, sentence: str) -> list[Said]:
@@ -307,6 +318,8 @@ class _Index:
         self.users.pop(stem, None)
 
 
+# What joins two subjects: "Sam and Lee", "Sam, Lee and Kim", "Sam & Lee".
+_AND = r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|&)\s+)"
 _PARTS = re.compile(r"[.!?;]+\s*|,\s+(?:and|but|so)\s+")
 _PRONOUN = re.compile(
     r"\b(?:(?P<first>I|I'm|I've|I'll|I'd|let me|we|we're|we've|we'll|we'd)|"

@@ -76,14 +76,15 @@ def cast_speakers(transcript: Transcript) -> Cast:
     found = names_in_conversation(transcript.messages)
     names: dict[Speaker, str] = {}
     aliases: dict[str, str] = {}
-    free = (a for a in ALIASES if a.lower() not in spoken and _fold(a) not in taken)
+    free = (a for a in ALIASES if a.lower() not in spoken | _words(" ".join(taken)))
     for speaker in speakers:
         own = speaker.name
         if not is_generic_name(own) and counts[_fold(own)] == 1:
             names[speaker] = own
             continue
         named = found.get(speaker)
-        if named and _fold(named) not in taken:
+        # "Tony" for one speaker beside "Tony Chan" for the other would read as one person.
+        if named and not _words(named) & _words(" ".join(taken)):
             names[speaker] = named
             taken.add(_fold(named))
             continue
@@ -100,7 +101,8 @@ def _label(speaker: Speaker, shared: bool, speakers: tuple[Speaker, ...]) -> str
     """How the summary calls a speaker whose own name says little."""
     if shared:
         return f"{speaker.name} {speaker.key}".strip()
-    same_side = [s for s in speakers if s.side is speaker.side]
+    # A bot and a human agent would both be "the agent": one label for two people.
+    same_side = [s for s in speakers if _plain_side(s) == _plain_side(speaker)]
     generic_role = speaker.name.strip().lower() in (
         speaker.side.value,
         (speaker.role or "").lower(),
@@ -111,6 +113,10 @@ def _label(speaker: Speaker, shared: bool, speakers: tuple[Speaker, ...]) -> str
     if speaker.side is not Side.OTHER and generic_role and len(same_side) == 1:
         return f"the {'agent' if speaker.side is Side.BOT else speaker.side.value}"
     return speaker.name
+
+
+def _plain_side(speaker: Speaker) -> Side:
+    return Side.AGENT if speaker.side is Side.BOT else speaker.side
 
 
 def _fold(name: str) -> str:

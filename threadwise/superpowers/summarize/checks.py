@@ -17,6 +17,7 @@ from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
+from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.sentences import joined, units
 from threadwise.text.transcript import Said, Transcript
 
@@ -84,7 +85,12 @@ def check_draft(
         if not facts.ok:
             checked.dropped.append(f"unsupported {', '.join(facts.unsupported)}: {unit}")
             continue
-        checked.sentences.append(CheckedSentence(written, support, attributed.text))
+        text = apart(unit, attributed.text, cast)  # never one name for two people
+        if text is None:
+            checked.dropped.append(f"one name for two people: {unit}")
+            continue
+        written = written if text == attributed.text else cast.write_back(text)
+        checked.sentences.append(CheckedSentence(written, support, text))
     if restore_ids:
         _restore_identifiers(checked, transcript.evidence)
     return checked
