@@ -54,6 +54,7 @@ from threadwise.text.markdown_segments import (
     is_plain,
 )
 from threadwise.text.markdown_structure import inline_problems, structure_problems
+from threadwise.text.sentences import split_sentences
 from threadwise.text.tagged import Parts, Tag, text_of
 from threadwise.text.terms import Glossary, MaskedTerms, Term, mask_terms, near_spans
 
@@ -107,10 +108,6 @@ class _Sentence:
 
     text: str
     masked: MaskedTerms | None = None
-
-
-# Between two sentences: an end mark, space, and a capital (or an opening mark) after.
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[¿¡\"“«(]?[A-ZÀ-ÖØ-Þ])")
 
 
 @dataclass(frozen=True)
@@ -433,8 +430,8 @@ class Translator:
         translate again); None for any other message."""
         if translated.engine == UNCHANGED or not is_plain(text):
             return None
-        sources = _SENTENCE_BREAK.split(text.strip())
-        outputs = _SENTENCE_BREAK.split(translated.text.strip())
+        sources = split_sentences(text, source)
+        outputs = split_sentences(translated.text, target.tag)
         if len(sources) < 2 or len(sources) != len(outputs):
             return None
         pieces = []

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts
-from threadwise.superpowers.summarize.sentences import sentence_case, split_sentences
+from threadwise.superpowers.summarize.sentences import sentence_case
+from threadwise.text.sentences import split_sentences
 
 
 @dataclass(frozen=True)

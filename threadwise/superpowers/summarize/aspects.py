@@ -27,10 +27,11 @@ from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.run import Run
 from threadwise.superpowers.summarize.second_person import to_customer
-from threadwise.superpowers.summarize.sentences import complete_sentences, split_sentences
+from threadwise.superpowers.summarize.sentences import complete_sentences
 from threadwise.superpowers.summarize.translation import translate_parts
 from threadwise.text.injection import as_data, as_line
 from threadwise.text.languages import LanguageIdentifier
+from threadwise.text.sentences import split_sentences
 from threadwise.text.transcript import Side
 
 

@@ -6,12 +6,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from threadwise.protocol import SummaryFormat
+from threadwise.text.sentences import sentence_ends, split_sentences
 
 # A paragraph summary is cut, at a sentence end, after this many words: past it the model has
 # stopped summarizing and retells the conversation line by line.
 PARAGRAPH_WORDS = 60
 BULLETS = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 _LABEL = re.compile(
@@ -87,10 +87,6 @@ def _pieces(line: str, budget: int, count_tokens: Callable[[str], int]) -> list[
     return pieces
 
 
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
-
-
 def units(text: str, form: SummaryFormat) -> list[str]:
     """What a summary is checked and translated by: a paragraph's sentences, a list's lines."""
     if form == "paragraph":
@@ -104,15 +100,15 @@ def joined(parts: list[str], form: SummaryFormat) -> str:
 
 
 def fit_length(text: str, max_chars: int | None) -> str:
-    """Cut ``text`` to ``max_chars`` at a sentence end if one fits, else at a word."""
+    """Cut ``text`` to ``max_chars`` at a sentence end or line break if one fits, else at a
+    word."""
     if not max_chars or len(text) <= max_chars:
         return text
     head = text[:max_chars]
-    end = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind("\n"))
-    if head.endswith((".", "!", "?")):
-        end = len(head) - 1
-    if end >= max_chars // 3:
-        return head[: end + 1].rstrip()
+    end = max([e for e in sentence_ends(text) if e <= max_chars], default=0)
+    end = max(end, head.rfind("\n") + 1)
+    if end > max_chars // 3:
+        return head[:end].rstrip()
     return head[: max_chars - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
@@ -129,9 +125,8 @@ def fit_sections(text: str, max_chars: int | None) -> str:
 
 
 def complete_sentences(text: str) -> str:
-    """``text`` (cut off mid-sentence) up to its last full stop: one followed by a space, or
-    ending the text but not after a digit (a cut "$8." of "$8.50")."""
-    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)|(?<!\d)[.!?]$", text)]
+    """``text`` (cut off mid-sentence) up to the end of its last complete sentence."""
+    ends = sentence_ends(text)
     end = ends[-1] if ends else -1
     return text[:end] if end > len(text) // 3 else text
 
