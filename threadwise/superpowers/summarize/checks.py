@@ -17,6 +17,8 @@ from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
+from threadwise.superpowers.summarize.ledger import build_ledger
+from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck
 from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.sentences import joined, units
 from threadwise.text.transcript import Said, Transcript
@@ -51,6 +53,8 @@ class Checked:
     sentences: list[CheckedSentence] = field(default_factory=list)
     swapped: int = 0
     dropped: list[str] = field(default_factory=list)
+    # Clauses restated by the ledger ("will send" for "sends").
+    restated: list[str] = field(default_factory=list)
 
     def text(self, form: SummaryFormat) -> str:
         return joined([s.text for s in self.sentences], form)
@@ -69,12 +73,21 @@ def check_draft(
     ``restore_ids``, the IDs of the things it names are put back (``_restore_identifiers``);
     with ``fragments``, its sentences may open with any word (see ``check_facts``)."""
     attributor = Attributor(transcript.messages, cast.names)
+    ledger = LedgerCheck(build_ledger(transcript.messages), cast.names)
     checked = Checked()
     for unit in units(draft, form):
         attributed = attributor.check(unit)
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
+        verdict = ledger.check(attributed.text, _clauses(attributor, attributed.text, cast))
+        if verdict.text is None:
+            checked.dropped.append(f"{'; '.join(verdict.changes)}: {unit}")
+            continue
+        if verdict.changes:
+            checked.restated.extend(verdict.changes)
+            attributed.text = verdict.text
+            attributed.messages = attributor.evidence(verdict.text)
         support = tuple(m for m in attributed.messages if not m.addresses_model)
         if attributed.messages and not support:
             checked.dropped.append(f"only a message written to the model says: {unit}")
@@ -94,6 +107,24 @@ def check_draft(
     if restore_ids:
         _restore_identifiers(checked, transcript.evidence)
     return checked
+
+
+def _clauses(attributor: Attributor, sentence: str, cast: Cast) -> list[Clause]:
+    """The sentence's clauses whose subject is a speaker, for the ledger check."""
+    speakers = {name: speaker for speaker, name in cast.names.items()}
+    found = []
+    for clause in attributor.clauses(sentence):
+        named = re.match(r"[^\s,;]+(?:\s+[A-Z][^\s,;]*)*", sentence[clause.start :])
+        written = named.group(0) if named else clause.subject
+        # The subject as written: the full name, or its first word ("Sam" for "Sam Lee").
+        length = (
+            len(clause.subject)
+            if written.startswith(clause.subject)
+            else len(clause.subject.split()[0])
+        )
+        end = clause.start + length
+        found.append(Clause(speakers[clause.subject], clause.start, end, clause.end))
+    return found
 
 
 def _restore_identifiers(checked: Checked, evidence: str) -> None:

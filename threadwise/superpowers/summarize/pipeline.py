@@ -299,6 +299,8 @@ class Summarizer:
             summary.steps.append(f"swapped actors in {checked.swapped} sentences")
         if checked.dropped:
             summary.steps.append(f"dropped {len(checked.dropped)} sentences")
+        if checked.restated:
+            summary.steps.append(f"restated {len(checked.restated)} clauses by the ledger")
 
     def _say(
         self,

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.text.test_speaker_names import transcript
+from threadwise.superpowers.summarize.cast import cast_speakers
+from threadwise.superpowers.summarize.checks import check_draft
+
+
+def checked(messages: list[tuple[str, str]], draft: str) -> str:
+    chat = transcript(*messages, names={"c": "Ana", "a": "Bo"})
+    cast = cast_speakers(chat)
+    return check_draft(draft, chat.renamed(cast.names), cast, "paragraph").text("paragraph")
+
+
+@pytest.mark.parametrize(
+    ("messages", "draft", "expected"),
+    [
+        (
+            [("c", "My grade is wrong."), ("a", "I will speak to the professor tomorrow.")],
+            "Bo speaks to the professor about the grade.",
+            "Bo will speak to the professor about the grade.",
+        ),
+        (
+            [("c", "I need a passport."), ("a", "Could you fill out this form?"), ("c", "Sure.")],
+            "Ana fills out the form.",
+            "Ana will fill out the form.",
+        ),
+        (
+            [("c", "The router is broken."), ("a", "I can send you a replacement router.")],
+            "Bo sends Ana a replacement router.",
+            "Bo offers to send Ana a replacement router.",
+        ),
+        (
+            [("c", "Where is my refund?"), ("a", "I have sent the refund to your card.")],
+            "Bo will send the refund to Ana's card.",
+            "Bo sends the refund to Ana's card.",
+        ),
+    ],
+)
+def test_an_act_is_written_in_the_state_the_messages_leave_it(
+    messages: list[tuple[str, str]], draft: str, expected: str
+) -> None:
+    assert checked(messages, draft) == expected
+
+
+def test_what_was_done_stays_done() -> None:
+    messages = [("c", "Could you fill out this form?"), ("a", "OK, I have filled out the form.")]
+    assert checked(messages, "Bo fills out the form.") == "Bo fills out the form."
+
+
+def test_a_declined_offer_reported_as_done_goes() -> None:
+    messages = [
+        ("c", "The router is broken."),
+        ("a", "I can send you a replacement router."),
+        ("c", "No, thanks, I'd rather get a refund."),
+    ]
+    assert checked(messages, "Bo sends Ana a replacement router.") == ""
+
+
+@pytest.mark.parametrize(
+    ("answer", "draft", "expected"),
+    [
+        ("No, I can't, I'm so tired.", "Ana agrees to go to the cinema.", "Ana declines to go"),
+        ("Sure, sounds great.", "Ana refuses to go to the cinema.", "Ana agrees to go"),
+    ],
+)
+def test_an_answer_is_reported_as_given(answer: str, draft: str, expected: str) -> None:
+    messages = [("a", "Why don't we go to the cinema tonight?"), ("c", answer)]
+    assert checked(messages, draft).startswith(expected)
+
+
+def test_a_state_is_given_to_who_said_it_of_themselves() -> None:
+    messages = [("a", "I'm so bored with this job."), ("c", "Why don't you quit?")]
+    assert checked(messages, "Ana is bored with the job.") == "Bo is bored with the job."
+
+
+def test_a_choice_answering_a_question_is_not_held_as_a_promise() -> None:
+    messages = [("a", "How do you want to send it?"), ("c", "I'll send it by airmail.")]
+    assert checked(messages, "Ana sends it by airmail.") == "Ana sends it by airmail."
+
+
+def test_a_clause_the_ledger_does_not_hold_is_left_alone() -> None:
+    messages = [("c", "Hello."), ("a", "Hi, how can I help?")]
+    assert checked(messages, "Bo greets Ana warmly.") == "Bo greets Ana warmly."

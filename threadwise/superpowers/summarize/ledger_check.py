@@ -1,0 +1,332 @@
+"""Each summary clause checked against the ledger: what it says happened must have happened.
+
+The actor check (``attribution``) asks who a clause's words belong to; this one asks what
+state the ledger gives the act the clause restates, and who did it:
+
+- written as done ("Sam speaks to the professor", "has booked", "paid") when the messages
+  only have it offered, promised, wished, asked for or suggested: the clause says so instead
+  ("will speak", "offers to send", "wants to book", "is asked to fill out"); when it was
+  declined or refused, the clause goes;
+- "agrees" or "accepts" when the speaker declined what the other proposed, or "refuses",
+  "declines" when they accepted: the verb is turned;
+- a state ("is bored", "is pregnant") or a past act ("has moved") that only the other
+  speaker said of themselves: given to them (two speakers), else the clause goes.
+
+Only what the ledger clearly shows is changed: a clause whose act the ledger does not hold,
+or holds both ways, is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import lemminflect
+
+from threadwise.superpowers.summarize.ledger import PROPOSALS, Entry, Ledger, State
+from threadwise.text.speech_acts import Mood, content_words, is_past, is_verb, lemma
+from threadwise.text.transcript import Speaker
+
+# Verbs a summary uses for the same act as the conversation's ("purchases" for "buy").
+_SYNONYM_GROUPS = """
+    buy purchase | speak talk | book reserve | call phone ring | send mail email ship |
+    fix repair | refund reimburse | fill complete | meet see | rent hire | help assist |
+    check verify | replace exchange | cancel | return | pay | order | sign | visit |
+    deliver | move relocate | change switch | upgrade | apply | invite | lend | borrow |
+    arrange organize organise | contact | schedule | reset | issue | process | transfer |
+    leave | join | attend | bring | pick collect | give | prepare | cook | clean | print |
+    install | open | close | write | read | study | teach | drive | fly | travel | stay |
+    sell | try | recommend suggest | offer | agree | accept | refuse decline reject
+"""
+_SYNONYMS: dict[str, frozenset[str]] = {}
+for _group in _SYNONYM_GROUPS.split("|"):
+    _words = frozenset(_group.split())
+    for _word in _words:
+        _SYNONYMS[_word] = _words
+# Verbs too light to say which act a clause restates ("takes", "gets", "goes").
+_LIGHT_WORDS = """
+    be have do get go make take come see give put let keep say tell ask think know want
+    need like seem look feel find use work show start stop"""
+_LIGHT = frozenset(_LIGHT_WORDS.split())
+# A clause that is not a report of something done: its first words after the subject.
+_NOT_DONE = re.compile(
+    r"(?:will|would|can|could|may|might|should|must|shall|cannot|can't|won't|does not|doesn't|"
+    r"did not|didn't|is not|isn't|never|plans|intends|hopes|wants|wishes|needs|has to|have to|"
+    r"is going|are going|offers|promises|agrees|decides|asks|suggests|proposes|recommends|"
+    r"invites|requests|tells|advises|reminds|urges|wonders|considers|tries|attempts|expects|"
+    r"is asked|is advised|is told|is unable|is able|is willing|is ready|is about|is planning|"
+    r"is thinking|is looking|is trying|would like|is scheduled|prefers|chooses|refuses|"
+    r"declines|rejects|accepts|likes|loves|hates)\b"
+)
+# "will send", "offers to send", "does not send": an act not (yet) done, by the clause.
+_NOT_YET = re.compile(
+    r"(?:(?P<mood>will|is going to|promises to|offers to|plans to|intends to|agrees to|"
+    r"wants to|hopes to|is about to|would like to)|(?P<negation>does not|doesn't|did not|"
+    r"didn't|never|will not|won't))\s+(?P<verb>[a-z]+)\b"
+)
+_UNCHANGED = "\0unchanged"
+_ACCEPTING = frozenset({"agree", "accept", "consent"})
+_REFUSING = frozenset({"refuse", "decline", "reject"})
+_TURNED = {
+    "agrees to": "declines to",
+    "accepts": "declines",
+    "consents to": "declines to",
+    "agrees": "disagrees",
+    "refuses to": "agrees to",
+    "declines to": "agrees to",
+    "declines": "accepts",
+    "rejects": "accepts",
+    "refuses": "accepts",
+}
+_STATE_VERBS = r"(?:is|was|feels|felt|seems|seemed|gets|got|becomes|became|looks|sounds)"
+_DEGREE = r"(?:(?:so|very|really|a bit|a little|quite|too|rather|pretty|getting|extremely)\s+)?"
+
+
+@dataclass
+class Verdict:
+    """A sentence as the ledger leaves it: its text, or None when it must go."""
+
+    text: str | None
+    changes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Clause:
+    subject: Speaker
+    start: int  # where the subject's name starts
+    name_end: int  # where it ends
+    end: int
+
+
+class LedgerCheck:
+    """Checks clauses against one conversation's ledger; ``names`` are the prompt names."""
+
+    def __init__(self, ledger: Ledger, names: dict[Speaker, str]) -> None:
+        self.ledger = ledger
+        self.names = names
+
+    def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
+        verdict = Verdict(sentence)
+        # Last clause first, so that the earlier clauses' positions still hold.
+        for clause in reversed(clauses):
+            text = verdict.text
+            if text is None:
+                break
+            head, body, tail = (
+                text[: clause.name_end],
+                text[clause.name_end : clause.end],
+                text[clause.end :],
+            )
+            changed = self._clause(body, clause.subject, verdict)
+            if changed is None:
+                if clause.start == 0 or not clauses or clause is clauses[0]:
+                    verdict.text = None
+                    break
+                # A later clause that did not happen goes; the sentence ends before it.
+                cut = re.sub(r"[\s,;]*(?:and|but|then|so|while)?\s*$", "", text[: clause.start])
+                verdict.text = cut.rstrip(" ,;") + _end(text)
+                continue
+            if isinstance(changed, Speaker):
+                verdict.text = text[: clause.start] + self.names[changed] + body + tail
+                continue
+            verdict.text = head + changed + tail
+        return verdict
+
+    def _clause(self, body: str, subject: Speaker, verdict: Verdict) -> str | Speaker | None:
+        """The clause's predicate as it should read; a speaker when the subject must be
+        them; None when it must go."""
+        match = re.match(r"\s+(?:(?:also|then|later|finally|eventually|\w+ly)\s+)?", body)
+        lead = match.end() if match else 0
+        predicate = body[lead:]
+        turned = self._response(predicate, subject, verdict)
+        if turned is not None:
+            return body[:lead] + turned
+        state = self._state(predicate, subject, verdict)
+        if state is not None:
+            return state
+        undone = self._undone(predicate, subject, verdict)
+        if undone is not _UNCHANGED:
+            return None if undone is None else body[:lead] + undone
+        if _NOT_DONE.match(predicate):
+            return body
+        return self._done(body, lead, subject, verdict)
+
+    def _undone(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
+        """A clause saying an act is still to happen ("will send", "offers to send") or did
+        not happen ("does not send") when the subject reported it done: restated as done,
+        or dropped when denied."""
+        found = _NOT_YET.match(predicate)
+        if found is None:
+            return _UNCHANGED
+        word = found.group("verb")
+        base = lemma(word)
+        if base in _LIGHT or not is_verb(word):
+            return _UNCHANGED
+        rest = predicate[found.end() :]
+        words = content_words(_main(rest)) - self._name_words()
+        entries = self.ledger.about(_SYNONYMS.get(base, frozenset({base})), words)
+        own = [e for e in entries if e.doer is subject]
+        done = [e for e in own if e.mood is Mood.DONE]
+        if not done or any(e.position > done[-1].position and e.mood in PROPOSALS for e in own):
+            return _UNCHANGED
+        if any(e.mood is Mood.REFUSED for e in own):
+            return _UNCHANGED
+        if found.group("negation"):
+            verdict.changes.append(f"{base}: done, not denied")
+            return None
+        verdict.changes.append(f"{base}: done, not only {found.group('mood').strip()}")
+        return _third_person_form(base) + rest
+
+    def _done(
+        self, body: str, lead: int, subject: Speaker, verdict: Verdict
+    ) -> str | Speaker | None:
+        """A clause reporting an act as done ("sends", "sent", "has sent")."""
+        found = re.match(
+            r"(?:(?P<aux>has|have|had)\s+(?:(?:just|already|recently|now|finally|\w+ly)\s+)?)?"
+            r"(?P<verb>[a-z]+)\b",
+            body[lead:],
+        )
+        if found is None:
+            return body
+        word = found.group("verb")
+        if found.group("aux") is None and not (_third_person(word) or is_past(word)):
+            return body
+        if found.group("aux") is not None and not is_past(word):
+            return body
+        base = lemma(word)
+        if base in _LIGHT or not is_verb(word):
+            return body
+        verbs = _SYNONYMS.get(base, frozenset({base}))
+        rest = body[lead + found.end() :]
+        words = content_words(_main(rest)) - self._name_words()
+        entries = self.ledger.about(verbs, words)
+        own = [e for e in entries if _may_do(e, subject)]
+        if any(e.state is State.DONE for e in own) or (
+            own and any(e.state is State.DONE for e in entries)
+        ):
+            # Done by the subject, or asked by them and done for them ("books a room").
+            return body
+        others = [e for e in entries if e.doer is not None and e.doer is not subject]
+        if not own:
+            done_by_other = {e.doer for e in others if e.state is State.DONE}
+            if (
+                words & _all_words(others)
+                and len(done_by_other) == 1
+                and not _said_of(entries, subject)
+            ):
+                right = done_by_other.pop()
+                if right is not None and len(self.ledger.speakers) == 2:
+                    verdict.changes.append(f"{base}: done by the other speaker")
+                    return right
+            return body
+        latest = max(own, key=lambda e: e.position)
+        if latest.choice:
+            return body
+        if latest.state is State.DECLINED or latest.mood is Mood.REFUSED:
+            verdict.changes.append(f"{base}: declined, not done")
+            return None
+        phrase = _as_not_done(latest, subject)
+        verdict.changes.append(f"{base}: {latest.mood.value}/{latest.state.value}, not done")
+        return body[:lead] + f"{phrase} {base}" + rest
+
+    def _response(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
+        """ "agrees to"/"refuses to" against the subject's reply to the other's proposal."""
+        found = re.match(
+            r"(?P<verb>agrees to|agrees|accepts|consents to|refuses to|refuses|declines to|"
+            r"declines|rejects)\b",
+            predicate,
+        )
+        if found is None:
+            return None
+        rest = predicate[found.end() :]
+        words = content_words(_main(rest)) - self._name_words()
+        if not words:
+            return None
+        proposals = [
+            e
+            for e in self.ledger.entries
+            if e.said_by is not subject
+            and e.mood in (Mood.ASKED, Mood.OFFERED, Mood.SUGGESTED, Mood.WANTED, Mood.PROMISED)
+            and ({e.verb} | e.act.words) & words
+        ]
+        states = {e.state for e in proposals}
+        claimed = lemma(found.group("verb").split()[0])
+        accepting = claimed in _ACCEPTING
+        if accepting and states == {State.DECLINED}:
+            verdict.changes.append(f"{claimed}: the proposal was declined")
+        elif not accepting and states and states <= {State.ACCEPTED, State.DONE}:
+            verdict.changes.append(f"{claimed}: the proposal was accepted")
+        else:
+            return None
+        return _TURNED[found.group("verb")] + rest
+
+    def _state(self, predicate: str, subject: Speaker, verdict: Verdict) -> Speaker | None:
+        """ "is bored" when only the other speaker said they were."""
+        found = re.match(rf"{_STATE_VERBS}\s+{_DEGREE}(?P<word>[a-z]+)\b", predicate)
+        if found is None or len(self.ledger.speakers) != 2:
+            return None
+        word = found.group("word")
+        other = self.ledger.other(subject)
+        if other is None or word in self.ledger.states(subject):
+            return None
+        if word in self.ledger.states(other):
+            verdict.changes.append(f"{word}: said of the other speaker")
+            return other
+        return None
+
+    def _name_words(self) -> frozenset[str]:
+        return frozenset(w for name in self.names.values() for w in content_words(name))
+
+
+def _third_person(word: str) -> bool:
+    """ "sends", "fixes", "carries": a verb in the third person present."""
+    if not word.endswith("s") or word.endswith("ss"):
+        return False
+    return lemma(word) != word and is_verb(word)
+
+
+def _third_person_form(base: str) -> str:
+    forms = lemminflect.getInflection(base, tag="VBZ")
+    return str(forms[0]) if forms else base + "s"
+
+
+def _may_do(entry: Entry, subject: Speaker) -> bool:
+    return entry.doer is subject or entry.doer is None
+
+
+def _said_of(entries: list[Entry], subject: Speaker) -> bool:
+    return any(e.doer is subject or e.said_by is subject for e in entries)
+
+
+def _all_words(entries: list[Entry]) -> frozenset[str]:
+    words: set[str] = set()
+    for entry in entries:
+        words |= entry.act.words
+    return frozenset(words)
+
+
+def _as_not_done(entry: Entry, subject: Speaker) -> str:
+    """How a clause says what the ledger has: "will", "offers to", "wants to"…"""
+    if entry.state is State.ACCEPTED or entry.mood is Mood.PROMISED:
+        return "will"
+    if entry.mood is Mood.OFFERED:
+        return "offers to"
+    if entry.mood is Mood.WANTED:
+        return "wants to"
+    if entry.mood is Mood.ASKED:
+        return "is asked to"
+    if entry.said_by is subject:
+        return "proposes to"
+    return "is advised to"
+
+
+_RELATIVE = re.compile(r",?\s+(?:which|who|whom|whose|where|because|since|after|before|so)\b")
+
+
+def _main(text: str) -> str:
+    return _RELATIVE.split(text, maxsplit=1)[0]
+
+
+def _end(text: str) -> str:
+    ending = re.search(r"[.!?]\s*$", text)
+    return ending.group(0).strip() if ending else "."
