@@ -32,8 +32,10 @@ _MENTION = re.compile(
 # "X is unhappy with X".
 _TWO_PEOPLE = re.compile(
     r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+|\s+(?:\w+ly\s+)?[a-z]+\s+"
-    r"|\s[^.;:!?]{0,60}?\b(?:with|to|from|against|at)\s+"
+    r"|\s[^.,;:!?]{0,60}?\b(?:with|to|from|against|at)\s+"
 )
+# "…, with Rick holding her hand": the second mention opens a clause of its own.
+_OWN_CLAUSE = re.compile(r"\s+\w+ing\b")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*$")
 _BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 MIN_SENTENCE_WORDS = 4
@@ -42,14 +44,19 @@ MIN_SUMMARY_WORDS = 5
 Row = dict[str, Any]
 
 
-def one_label_for_two(summary: str) -> str | None:
-    """A mention that ``summary`` gives to two people in one clause, if any."""
+def one_label_for_two(summary: str, participants: Iterable[str] = ()) -> str | None:
+    """A mention that ``summary`` gives to two people in one clause, if any; a word two
+    ``participants`` share ("Carlos Mendoza and Julia Mendoza") tells no one apart."""
+    names = [set(p.split()) for p in participants]
     for sentence in sentences(summary):
         found = list(_MENTION.finditer(sentence))
         for first, second in pairwise(found):
             if sentence[second.end() :].startswith("'") or sentence[first.end() :].startswith("'"):
                 continue  # "Tony reads Tony's note": one person and his things
-            if not _words(first.group(0)) & _words(second.group(0)):
+            shared = _words(first.group(0)) & _words(second.group(0))
+            if not shared or sum(bool(shared & n) for n in names) > 1:
+                continue
+            if _OWN_CLAUSE.match(sentence, second.end()):
                 continue
             if _TWO_PEOPLE.fullmatch(sentence[first.end() : second.start()]):
                 return second.group(0)
@@ -108,7 +115,7 @@ def scan(rows: list[Row], bodies: dict[str, dict[str, Any]]) -> dict[str, list[t
         summary, name = row.get("summary") or "", row["name"]
         if row.get("error") or not summary:
             continue
-        twice = one_label_for_two(summary)
+        twice = one_label_for_two(summary, participants(bodies.get(name)))
         if twice:
             found["one label for two people"].append((name, twice))
         cut = cut_short(summary)

@@ -52,3 +52,10 @@ def test_scan_lists_the_offending_summaries_and_skips_failures() -> None:
     assert found["one label for two people"] == [("a", "#Person1#")]
     assert found["participant named by an exclamation"] == [("c", "God")]
     assert found["cut below a full sentence"] == []
+
+
+def test_two_people_sharing_a_surname_or_a_participle_clause_are_not_one_label() -> None:
+    shared = "Carlos Mendoza and Julia Mendoza stay in Lisbon."
+    assert one_label_for_two(shared, ["Carlos Mendoza", "Julia Mendoza"]) is None
+    clause = "Amy and Rick go out, with Rick holding Amy's hand."
+    assert one_label_for_two(clause, ["Amy", "Rick"]) is None

@@ -62,6 +62,10 @@ class Act:
     verb: str  # the lemma ("send"); for STATED, the state's word ("bored")
     words: frozenset[str]  # content words of what follows the verb, lower case
     text: str  # the sentence it was found in
+    # A passive about the other person's things ("your flight was cancelled"): whoever did
+    # it, not the one it is told to.
+    addressee: bool = False
+    at: int = 0  # where in ``text`` the act's form starts
 
 
 # A message longer than this is read only in its first part: acts are in short sentences.
@@ -69,6 +73,12 @@ _MAX_SENTENCE = 400
 _MAX_SENTENCES = 40
 
 _V = r"(?P<v>[a-z]+)"
+# Acts of service said in the progressive as they are done ("I'm closing…"), as stems.
+_SERVICE = (
+    "clos|process|send|issu|refund|cancell?|transferr|approv|add|apply|book|escalat|open|"
+    "ship|releas|waiv|credit|upgrad|reset|replac|reactivat|activat|unlock|block|remov|updat|"
+    "reschedul|mov|extend|arrang|schedul|submitt|fil|reimburs|reserv|rebook|emai?l|mail"
+)
 _ADVERB = r"(?:(?:just|already|also|now|still|really|definitely|certainly|probably|finally|"
 _ADVERB += r"actually|then|gladly|quickly|personally|immediately|first|right away)\s+)?"
 _I = r"(?:i|we)"
@@ -158,11 +168,17 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
     ),
     (Mood.SUGGESTED, Doer.BOTH, r"\b(?:how|what) about (?P<v>[a-z]+ing)\b"),
     (Mood.DONE, Doer.SPEAKER, rf"\b{_I}(?:'ve| have| had) {_ADVERB}(?:been able to )?{_V}"),
+    # "I'm closing the ticket", "we're refunding it": a service act being done as it is said.
+    (
+        Mood.DONE,
+        Doer.SPEAKER,
+        rf"\b{_I}(?:'m| am|'re| are) {_ADVERB}(?P<v>(?:{_SERVICE})ing)\b",
+    ),
     (Mood.DONE, Doer.OTHER, rf"\byou(?:'ve| have| had) {_ADVERB}{_V}"),
     (
         Mood.DONE,
         Doer.NOBODY,
-        rf"\b(?:it|this|that|they|everything|your [a-z]+(?: [a-z]+)?|the "
+        rf"\b(?:it|this|that|they|everything|your [\w-]+(?: [\w-]+)?|the "
         rf"[a-z]+(?: [a-z]+)?)(?:'s| is| was| has| have| had| were| are)? (?:now |already |just "
         rf"|successfully |finally |been |all )*(?:been )?{_V}",
     ),
@@ -180,6 +196,8 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
         rf"feel) (?:so |very |really |a bit |a little |quite |too |kind of |pretty |not )?{_V}",
     ),
     (Mood.DONE, Doer.SPEAKER, rf"\b{_I} {_ADVERB}{_V}"),
+    # "Just sent it.", "Uploaded.": a past form opening the sentence, its subject the speaker.
+    (Mood.DONE, Doer.SPEAKER, rf"^(?:(?:ok|okay|right|there),?\s+)?(?:just |already |now )?{_V}\b"),
     (Mood.DONE, Doer.OTHER, rf"\byou {_ADVERB}{_V}"),
 )
 _COMPILED = tuple((mood, doer, re.compile(form)) for mood, doer, form in _FORMS)
@@ -218,6 +236,11 @@ _HANDS_OVER = re.compile(
     r"^\W*(?:(?:ok|okay|sure|yes|right|fine|great|good),?\s+)?(?:here you are|here you go|here it "
     r"is|here they are|there you (?:are|go)|all done|done|all set|it's done|that's done)\b"
 )
+_LATER = re.compile(
+    r"\b(?:tomorrow|tonight|later|soon|next|on (?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"in (?:a|an|\d+|one|two|three) \w+|within|by (?:the end|friday|monday|tomorrow))\b"
+)
+_CLAUSE_END = re.compile(r",\s*(?:but|and|so|because|though|although|or)\b|;|\s(?:but|because)\s")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -289,6 +312,13 @@ def is_verb(word: str) -> bool:
 
 
 @cache
+def _participle(word: str) -> bool:
+    """Is ``word`` a past participle, even one like its base ("put", "set", "cut")?"""
+    forms = lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ())
+    return any(word in lemminflect.getInflection(str(f), tag="VBN") for f in forms)
+
+
+@cache
 def _inflections(base: str) -> frozenset[str]:
     forms: set[str] = set()
     for tag in ("VBD", "VBN"):
@@ -298,12 +328,19 @@ def _inflections(base: str) -> frozenset[str]:
 
 def _act(mood: Mood, doer: Doer, match: re.Match[str], sentence: str) -> Act | None:
     word = match.group("v")
-    rest = sentence[match.end() :]
+    # What the act is about ends with its clause: "I can't confirm it, but I've added…".
+    rest = _CLAUSE_END.split(sentence[match.end() :], maxsplit=1)[0]
     if mood is Mood.STATED:
         if word in _NOT_STATES or (is_verb(word) and word.endswith("ing")):
             return None
         return Act(mood, doer, word, frozenset(), sentence)
-    if mood is Mood.DONE and not is_past(word):
+    perfect = mood is Mood.DONE and re.search(r"(?:'ve|have|had)\s", match.group(0)) is not None
+    progressive = (
+        mood is Mood.DONE
+        and word.endswith("ing")
+        and re.search(r"(?:'m|am|'re|are)\s", match.group(0)) is not None
+    )
+    if mood is Mood.DONE and not (is_past(word) or progressive or (perfect and _participle(word))):
         # "I sent", "I've sent", "it was shipped": a past form; "I think", "you know" are not.
         return None
     if not is_verb(word) or (word in _FUNCTION and word not in _WORD_VERBS):
@@ -311,7 +348,10 @@ def _act(mood: Mood, doer: Doer, match: re.Match[str], sentence: str) -> Act | N
     verb = lemma(word)
     if mood is Mood.DONE and verb in _MENTAL:
         return None
-    return Act(mood, doer, verb, content_words(rest), sentence)
+    if progressive and _LATER.search(rest):
+        mood = Mood.PROMISED  # "we're sending a technician tomorrow"
+    yours = doer is Doer.NOBODY and match.group(0).startswith("your ")
+    return Act(mood, doer, verb, content_words(rest), sentence, yours, match.start())
 
 
 # Verbs of thinking and saying: "I thought", "I said" report no act done for anyone.

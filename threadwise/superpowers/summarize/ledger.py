@@ -40,6 +40,8 @@ class Entry:
     # An answer to the other's question ("How do you want to send it?" "I'll send it by
     # airmail"): a choice made, not a promise to hold anyone to.
     choice: bool = False
+    # "Your flight was cancelled": done by nobody named, but not by the one it was told to.
+    not_by: Speaker | None = None
 
     @property
     def mood(self) -> Mood:
@@ -113,7 +115,10 @@ def _entry(ledger: Ledger, act: Act, speaker: Speaker, position: int) -> Entry:
     state = State.DONE if act.mood is Mood.DONE else State.PENDING
     if act.mood is Mood.REFUSED:
         state = State.DECLINED
-    return Entry(act, speaker, doer, position, state, both=act.doer is Doer.BOTH)
+    entry = Entry(act, speaker, doer, position, state, both=act.doer is Doer.BOTH)
+    if act.doer is Doer.NOBODY and act.addressee:
+        entry.not_by = ledger.other(speaker)
+    return entry
 
 
 def _answer(ledger: Ledger, speaker: Speaker, answer: Reply) -> None:

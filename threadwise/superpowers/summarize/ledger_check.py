@@ -29,9 +29,10 @@ from threadwise.text.transcript import Speaker
 
 # Verbs a summary uses for the same act as the conversation's ("purchases" for "buy").
 _SYNONYM_GROUPS = """
-    buy purchase | speak talk | book reserve | call phone ring | send mail email ship |
+    buy purchase | speak talk | file submit lodge open | book reserve | call phone ring |
+    send mail email ship upload attach |
     fix repair | refund reimburse | fill complete | meet see | rent hire | help assist |
-    check verify | replace exchange | cancel | return | pay | order | sign | visit |
+    replace exchange | cancel | return | pay | order | sign | visit |
     deliver | move relocate | change switch | upgrade | apply | invite | lend | borrow |
     arrange organize organise | contact | schedule | reset | issue | process | transfer |
     leave | join | attend | bring | pick collect | give | prepare | cook | clean | print |
@@ -46,7 +47,7 @@ for _group in _SYNONYM_GROUPS.split("|"):
 # Verbs too light to say which act a clause restates ("takes", "gets", "goes").
 _LIGHT_WORDS = """
     be have do get go make take come see give put let keep say tell ask think know want
-    need like seem look feel find use work show start stop"""
+    need like seem look feel find use work show start stop help assist confirm verify"""
 _LIGHT = frozenset(_LIGHT_WORDS.split())
 # A clause that is not a report of something done: its first words after the subject.
 _NOT_DONE = re.compile(
@@ -207,6 +208,10 @@ class LedgerCheck:
             # Done by the subject, or asked by them and done for them ("books a room").
             return body
         others = [e for e in entries if e.doer is not None and e.doer is not subject]
+        if not own and any(e.not_by is subject and e.state is State.DONE for e in entries):
+            # "Your flight was cancelled" told to the subject: not the subject's act.
+            verdict.changes.append(f"{base}: done to the subject, not by them")
+            return _passive(body[lead + found.start("verb") :], base)
         if not own:
             done_by_other = {e.doer for e in others if e.state is State.DONE}
             if (
@@ -285,13 +290,32 @@ def _third_person(word: str) -> bool:
     return lemma(word) != word and is_verb(word)
 
 
+_OBJECT_END = re.compile(
+    r"\s+(?:due|because|on|at|for|in|from|to|with|after|before|and|but|while|as)\b|[,;.!?]"
+)
+
+
+def _passive(predicate: str, base: str) -> str | None:
+    """ "cancels his flight QX7 due to the storm" as "'s flight QX7 is cancelled due to
+    the storm", to follow the subject's name; None when the predicate has no such object."""
+    found = re.match(r"[a-z]+\s+(?:his|her|their)\s+", predicate)
+    if found is None:
+        return None
+    rest = predicate[found.end() :]
+    end = _OBJECT_END.search(rest)
+    cut = end.start() if end else len(rest)
+    forms = lemminflect.getInflection(base, tag="VBN")
+    participle = str(forms[0]) if forms else base + "ed"
+    return f"'s {rest[:cut]} is {participle}{rest[cut:]}"
+
+
 def _third_person_form(base: str) -> str:
     forms = lemminflect.getInflection(base, tag="VBZ")
     return str(forms[0]) if forms else base + "s"
 
 
 def _may_do(entry: Entry, subject: Speaker) -> bool:
-    return entry.doer is subject or entry.doer is None
+    return entry.doer is subject or (entry.doer is None and entry.not_by is not subject)
 
 
 def _said_of(entries: list[Entry], subject: Speaker) -> bool:
@@ -320,7 +344,12 @@ def _as_not_done(entry: Entry, subject: Speaker) -> str:
     return "is advised to"
 
 
-_RELATIVE = re.compile(r",?\s+(?:which|who|whom|whose|where|because|since|after|before|so)\b")
+# Where what a clause's first predicate is about ends: a relative clause, a reason, the next
+# predicate ("…, and adds a request").
+_RELATIVE = re.compile(
+    r",?\s+(?:which|who|whom|whose|where|because|since|after|before|so|but|while|and (?=[a-z]+s\b))"
+    r"\b|[,;]\s+"
+)
 
 
 def _main(text: str) -> str:

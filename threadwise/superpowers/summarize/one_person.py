@@ -20,7 +20,9 @@ _TITLES = frozenset(["Mr", "Mrs", "Ms", "Miss", "Dr", "Prof", "Professor"])
 # Between two mentions of one person, what makes them two people.
 _JOINED = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|nor|&)\s+")  # "X and X"
 _ACTED_ON = re.compile(r"\s+(?:\w+ly\s+)?[a-z]+\s+")  # "X thanks X"
-_WITH = re.compile(r"\s[^.;:!?]{0,60}?\b(?:with|to|from|against|at)\s+")  # "X … with X"
+# "X is unhappy with X", within one clause: no comma between ("Amy and Rick go, with Rick
+# holding her hand" names two people).
+_WITH = re.compile(r"\s[^.,;:!?]{0,40}?\b(?:with|to|from|against|at)\s+")
 
 
 def apart(draft: str, checked: str, cast: Cast) -> str | None:
@@ -59,6 +61,8 @@ def _twice(sentence: str, names: Iterable[str]) -> str | None:
             continue
         if sentence[first.end() :].startswith("'") or sentence[second.end() :].startswith("'"):
             continue  # "Tony's order", "Tony reads Tony's note": one person's things
+        if re.match(r"\s+\w+ing\b", sentence[second.end() :]):
+            continue  # "…, with Rick holding Amy's hand": a clause of its own
         between = sentence[first.end() : second.start()]
         if any(p.fullmatch(between) for p in (_JOINED, _ACTED_ON, _WITH)):
             return second.group(0)

@@ -23,7 +23,9 @@ from threadwise.superpowers.summarize.answer import Answer, parse_answer, render
 from threadwise.superpowers.summarize.aspects import AspectWriter
 from threadwise.superpowers.summarize.checks import Checked, CheckedSentence, check_draft
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions, plan
+from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.memory import ThreadMemory, prefix_digest
+from threadwise.superpowers.summarize.outcome import state_outcome
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.run import Run, Summary
 from threadwise.superpowers.summarize.sentences import (
@@ -215,6 +217,13 @@ class Summarizer:
             rendered = render(answer, job.form)
             summary.draft = job.cast.write_back(rendered)
             checked = self._checked(run, concise(rendered, job.form, job.sentences))
+            if self.options.checks and job.form == "paragraph" and job.transcript.has_roles:
+                messages = job.transcript.messages
+                added = state_outcome(
+                    checked, build_ledger(messages), messages, job.cast.names, job.cast.write_back
+                )
+                if added:
+                    run.summary.steps.append("outcome stated from the ledger")
             draft = checked.text(job.form)
             summary.evidence = checked.sentences
             if remember and draft:

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from tests.text.test_speaker_names import transcript
+from threadwise.superpowers.summarize.cast import cast_speakers
+from threadwise.superpowers.summarize.checks import check_draft
+from threadwise.superpowers.summarize.ledger import build_ledger
+from threadwise.superpowers.summarize.outcome import state_outcome
+
+CHAT = (
+    ("c", "Hi, my charger stopped working, order VW-558213."),
+    ("a", "Sorry to hear that. Can you try another charger?"),
+    ("c", "Another charger works fine."),
+    ("a", "Thanks. I've approved a warranty replacement charger at no cost."),
+    ("c", "Great, thanks."),
+)
+
+
+def summarized(draft: str) -> tuple[str, str | None]:
+    chat = transcript(
+        *CHAT, names={"c": "Ethan", "a": "Kenji"}, roles={"c": "Customer", "a": "Agent"}
+    )
+    cast = cast_speakers(chat)
+    checked = check_draft(draft, chat.renamed(cast.names), cast, "paragraph")
+    added = state_outcome(
+        checked, build_ledger(chat.messages), chat.messages, cast.names, cast.write_back
+    )
+    return checked.text("paragraph"), added
+
+
+def test_a_summary_that_stops_before_the_outcome_gets_it_from_the_agent_s_words() -> None:
+    text, added = summarized("Ethan reports a broken charger. Kenji asks him to try another one.")
+    assert added is not None
+    assert text.endswith("Kenji has approved a warranty replacement charger at no cost.")
+
+
+def test_a_summary_that_states_the_outcome_is_left_as_it_is() -> None:
+    draft = "Ethan reports a broken charger (order VW-558213); Kenji approves a free replacement."
+    text, added = summarized(draft)
+    assert added is None
+    assert text == draft

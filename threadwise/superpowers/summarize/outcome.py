@@ -1,0 +1,176 @@
+"""The outcome of a support chat, stated in its summary: from the ledger when the model left it out.
+
+A summary that stops at the steps ("…and the agent asks him to test another charger") is no
+use in a ticket: what the customer was left with is the point. The outcome is the last act
+the agent side reported done ("I've approved a replacement charger"), else promised ("I'll
+send a label"), else refused ("I can't offer a price adjustment"). When no summary sentence
+restates it, that sentence of the agent's message is added, turned to the third person
+("Kenji has approved a replacement charger"): the conversation's own words, so nothing the
+conversation does not say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from threadwise.superpowers.summarize.checks import Checked, CheckedSentence
+from threadwise.superpowers.summarize.ledger import Entry, Ledger
+from threadwise.text.speech_acts import Mood, content_words
+from threadwise.text.transcript import Said, Side, Speaker
+
+_AGENT_SIDES = (Side.AGENT, Side.BOT)
+# The moods that settle a request, in the order an outcome is looked for.
+_SETTLING = (Mood.DONE, Mood.PROMISED, Mood.REFUSED)
+# The acts of service an outcome is made of (not "read", "check", "look", "pass on").
+_SERVICE_WORDS = """
+    approve refund issue cancel rebook book reserve ship send replace credit waive close resolve
+    fix repair reset unlock schedule reschedule submit process escalate open add apply put
+    reactivate activate extend release deliver file order change update upgrade remove block
+    email mail arrange reimburse exchange return transfer offer give
+"""
+_SERVICE = frozenset(_SERVICE_WORDS.split())
+# A restatement shares this many content words with the outcome's sentence.
+_SHARED = 2
+_MAX_WORDS = 30
+# Words of the act's sentence that say nothing about the outcome.
+_EMPTY = frozenset({"thank", "thanks", "sorry", "please", "moment", "minute", "welcome"})
+# First and second person, turned to the third: (pattern, replacement with {a} the agent's
+# name and {c} the customer's).
+_PERSON = (
+    (r"\bI've\b|\bI have\b|\bwe've\b|\bwe have\b", "{a} has"),
+    (r"\bI\s+(?=just\b|also\b|already\b)", "{a} "),
+    (r"\bI'm\b|\bI am\b|\bwe're\b|\bwe are\b", "{a} is"),
+    (r"\bI'll\b|\bwe'll\b", "{a} will"),
+    (r"\bI'd\b|\bwe'd\b", "{a} would"),
+    (r"\bI\b|\bwe\b", "{a}"),
+    (r"\b(?:my|our)\b", "{a}'s"),
+    (r"\byou've\b|\byou have\b", "{c} has"),
+    (r"\byou're\b|\byou are\b", "{c} is"),
+    (r"\byou'll\b", "{c} will"),
+    (r"\byour\b", "{c}'s"),
+    (r"\byou\b", "{c}"),
+    (r"\bus\b|\bme\b", "{a}"),
+)
+
+
+def state_outcome(
+    checked: Checked,
+    ledger: Ledger,
+    messages: tuple[Said, ...],
+    names: dict[Speaker, str],
+    write_back: Callable[[str], str],
+) -> str | None:
+    """Add the outcome to ``checked`` when a support chat's summary lacks it; the sentence
+    added (in prompt names), or None. ``write_back`` turns prompt names into the caller's."""
+    entry = _outcome(ledger)
+    if entry is None or not checked.sentences:
+        return None
+    message = messages[entry.position]
+    start = _tellable(entry.act.text, entry.act.at) or 0
+    sentence = _sentence_of(message.english, entry.act.text[start:])
+    if sentence is None or _restated(checked, message, sentence, names):
+        return None
+    customer = _customer(ledger)
+    if customer is None:
+        return None
+    added = _third_person(sentence, names[entry.said_by], names[customer])
+    checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
+    return added
+
+
+def _outcome(ledger: Ledger) -> Entry | None:
+    """The act that settles the chat: the agent side's last done, else promised, else
+    refused act."""
+    agents = [
+        e
+        for e in ledger.entries
+        if e.said_by.side in _AGENT_SIDES
+        and e.doer is e.said_by
+        and e.verb in _SERVICE
+        and _tellable(e.act.text, e.act.at) is not None
+    ]
+    for mood in _SETTLING:
+        found = [e for e in agents if e.mood is mood and len(_words(e.act.text)) >= _SHARED]
+        # An act with a figure, a date or an ID in it ("a hold on the March 28 due date")
+        # says more about how the chat ended than a courtesy after it ("added a note").
+        figured = [e for e in found if re.search(r"\d", e.act.text)]
+        if figured or found:
+            return (figured or found)[-1]
+    return None
+
+
+# A sentence that turns to the third person cleanly: "I've approved…", "We'll send…",
+# "I can't refund…", opened by the speaker and naming them nowhere else ("we allow" would
+# need its verb changed too), and not an apology.
+_OPENS_WITH_SPEAKER = re.compile(
+    r"\W*(?:(?:ok|okay|so|good|great|perfect|done|thanks|thank you|alright|all right)[,.!]?\s+)*"
+    r"(?:i|we)(?:'ve| have|'ll| will| can't| cannot| won't| just| also| already|'m| am|'re| are)"
+    r"\b"
+)
+_SPEAKER_AGAIN = re.compile(r"\b(?:i|i'm|we|we're|my|our|me|us)\b")
+
+
+def _tellable(sentence: str, at: int) -> int | None:
+    """Where the clause of ``sentence`` holding the act found at ``at`` starts, when it
+    turns cleanly to the third person: opened by the speaker, who is named nowhere after
+    ("So you're protected, I've put a hold…" from "I've"); None if it does not."""
+    if "sorry" in sentence:
+        return None
+    starts = [0] + [m.end() for m in re.finditer(r"[,:;]\s+", sentence) if m.end() <= at]
+    start = starts[-1]
+    opening = _OPENS_WITH_SPEAKER.match(sentence, start)
+    if opening is None or _SPEAKER_AGAIN.search(sentence, opening.end()) is not None:
+        return None
+    return start
+
+
+def _customer(ledger: Ledger) -> Speaker | None:
+    customers = [s for s in ledger.speakers if s.side is Side.CUSTOMER]
+    return customers[0] if len(customers) == 1 else None
+
+
+def _sentence_of(text: str, lowered: str) -> str | None:
+    """The sentence of ``text`` the act was read in (``lowered``), as written."""
+    at = text.lower().replace("\u2019", "'").find(lowered)
+    if at < 0:
+        return None
+    sentence = text[at : at + len(lowered)].strip()
+    if len(sentence.split()) > _MAX_WORDS:
+        return None
+    return sentence if sentence.endswith((".", "!")) else sentence.rstrip(",;:") + "."
+
+
+def _restated(checked: Checked, message: Said, sentence: str, names: dict[Speaker, str]) -> bool:
+    wanted = _words(sentence) - _name_words(names)
+    for said in checked.sentences:
+        if message in said.messages[:1] and len(wanted & _words(said.prompt_text)) >= 1:
+            return True
+        if len(wanted & _words(said.prompt_text)) >= min(_SHARED, len(wanted)):
+            return True
+    return False
+
+
+def _words(text: str) -> frozenset[str]:
+    return content_words(text) - _EMPTY
+
+
+def _name_words(names: dict[Speaker, str]) -> frozenset[str]:
+    return frozenset(w for name in names.values() for w in content_words(name))
+
+
+def _third_person(sentence: str, agent: str, customer: str) -> str:
+    """``sentence`` said by the agent, told of them: "I've approved your charger" →
+    "Kenji has approved Ethan's charger"."""
+    text = sentence.replace("\u2019", "'")
+    text = re.sub(
+        r"^\W*(?:(?:ok|okay|so|well|great|perfect|good|thanks|alright),?\s+)+", "", text, flags=re.I
+    )
+    for pattern, replacement in _PERSON:
+        text = re.sub(
+            pattern,
+            replacement.format(a=agent, c=customer),
+            text,
+            flags=re.IGNORECASE,
+        )
+    return text[0].upper() + text[1:] if text else text
