@@ -27,6 +27,7 @@ from threadwise.payload import parse_message_body
 from threadwise.services import Services, build_services
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.checks import check_draft
+from threadwise.superpowers.summarize.corroboration import corroborate
 from threadwise.superpowers.summarize.job import plan
 from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.outcome import state_outcome
@@ -48,6 +49,12 @@ def main() -> None:
     parser.add_argument("results", type=Path, nargs="?")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--checklists", action="store_true")
+    parser.add_argument(
+        "--second",
+        type=Path,
+        help="second drafts (JSON lines: name, alt) to corroborate each summary with, as "
+        'summaryMode "verified" does',
+    )
     args = parser.parse_args()
     services = build_services(Settings(data_dir=Path(tempfile.mkdtemp(prefix="recheck-"))))
     services.identifier.load()
@@ -56,6 +63,11 @@ def main() -> None:
         checklists(services, known)
         return
     rows = [json.loads(line) for line in args.results.read_text().splitlines()]
+    seconds = {}
+    if args.second:
+        for line in args.second.read_text().splitlines():
+            row = json.loads(line)
+            seconds[row["name"]] = row["alt"]
     changed = 0
     for row in rows:
         job = plan(parse_message_body(known[row["name"]], services.limits), services.identifier)
@@ -66,6 +78,8 @@ def main() -> None:
         checked = check_draft(
             concise(draft, job.form, job.sentences), job.transcript, job.cast, job.form
         )
+        if row["name"] in seconds:  # as the pipeline does in summaryMode "verified"
+            corroborate(checked, seconds[row["name"]], job.cast.names.values())
         if job.form == "paragraph" and job.transcript.has_roles:  # as the pipeline does
             messages = job.transcript.messages
             state_outcome(

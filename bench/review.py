@@ -46,19 +46,22 @@ def conversations() -> dict[str, str]:
 def pack(variants: list[str], out: Path, batches: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     texts = conversations()
-    items = []
+    # One item per distinct summary: the variants that wrote the same words share its
+    # judgment (a reviewer is not asked twice, nor given a second chance to differ).
+    found: dict[tuple[str, str], list[str]] = {}
     for variant in variants:
         for line in (RESULTS / f"faithfulness-{variant}.jsonl").read_text().splitlines():
             row = json.loads(line)
-            items.append((variant, row["name"], row.get("summary", "")))
+            found.setdefault((row["name"], row.get("summary", "")), []).append(variant)
+    items = [(names, name, summary) for (name, summary), names in found.items()]
     rng = random.Random(20261122)
     rng.shuffle(items)
-    key: dict[str, dict[str, str]] = {}
+    key: dict[str, dict[str, Any]] = {}
     for number in range(batches):
         lines = []
-        for index, (variant, name, summary) in enumerate(items[number::batches]):
+        for index, (names, name, summary) in enumerate(items[number::batches]):
             item = f"{number}-{index:03d}"
-            key[item] = {"variant": variant, "name": name}
+            key[item] = {"variants": names, "name": name}
             kind = "support chat" if name.startswith("sc-") else "dialogue"
             lines += [
                 f"## {item} ({kind})",
@@ -86,7 +89,9 @@ def tally(out: Path) -> None:
             judgment: dict[str, Any] = json.loads(line)
             item = key[judgment["key"]]
             kind = "support" if item["name"].startswith("sc-") else "dialogsum"
-            for group in ((item["variant"], kind), (item["variant"], "all")):
+            variants = item.get("variants") or [item["variant"]]
+            groups = [(v, k) for v in variants for k in (kind, "all")]
+            for group in groups:
                 c = counts[group]
                 c["n"] += 1
                 c["swapped"] += bool(judgment["swapped_actor"])

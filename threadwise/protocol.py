@@ -91,6 +91,7 @@ Setting = Annotated[T | None, BeforeValidator(_blank_to_none)]
 RedactMode = Literal["restore", "mask"]
 
 SummaryFormat = Literal["paragraph", "bullets", "structured"]
+SummaryMode = Literal["fast", "verified"]
 # The aspects a summary can be asked for besides its format (README, "Summary aspects"); an
 # organization may define its own too.
 BUILT_IN_ASPECTS: tuple[str, ...] = (
@@ -207,6 +208,15 @@ class RequestSettings(_Model):
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the
     # placeholders (README, "Personal data").
     redactPersonalData: Annotated[bool | RedactMode | None, BeforeValidator(_redact_choice)] = None
+    # Extension for summarize: "verified" has every sentence corroborated by a second draft
+    # written another way (about twice the time), as DeepL offers latency- or
+    # quality-optimized models; "fast" (or absent) is the default pipeline.
+    summaryMode: Setting[SummaryMode] = Field(
+        default=None,
+        description="summarize: 'verified' keeps only the sentences a second, independently "
+        "written draft agrees with (who did what, about what), for fewer errors at about "
+        "twice the time; 'fast' (the default) writes one draft.",
+    )
     # Extension for summarize: each named aspect as its own response item (README, "Summary
     # aspects"); an empty list means the organization's default, else the plain summary.
     summaryAspects: Setting[

@@ -438,3 +438,34 @@ def test_a_structured_summary_within_its_length_keeps_every_section(
     assert len(text) <= 150
     for section in ("**Issue:**", "**Resolution:**", "**Next steps:**"):
         assert section in text, text
+
+
+# --- summaryMode "verified" --------------------------------------------------------------------
+
+
+def test_verified_keeps_only_what_a_second_draft_agrees_with(
+    identifier: LanguageIdentifier,
+) -> None:
+    body = body_with(REFUND, {"c": "Ana", "a": "Bo"}, {"c": "user", "a": "operator"})
+    body["request"]["settings"] = {"summaryMode": "verified"}
+    asked: list[list[ChatMessage]] = []
+
+    def reply(chat: list[ChatMessage]) -> str:
+        asked.append(chat)
+        if len(asked) == 1:
+            return " Ana wants a refund for order 48213. Bo sends Ana a new blender."
+        return "Issue: Ana wants a refund for order 48213.\nSummary: Ana asks for a refund."
+
+    summary, _ = summarize(reply, identifier, body=body)
+    assert len(asked) == 2  # the draft, then the second draft written another way
+    assert asked[1][0]["content"] != asked[0][0]["content"]
+    assert summary.text.startswith("Ana wants a refund for order 48213.")
+    assert "new blender" not in summary.text
+    assert any("second draft" in step for step in summary.steps)
+
+
+def test_fast_is_one_draft(identifier: LanguageIdentifier) -> None:
+    body = body_with(REFUND, {"c": "Ana", "a": "Bo"}, {"c": "user", "a": "operator"})
+    body["request"]["settings"] = {"summaryMode": "fast"}
+    summary, _ = summarize([" Ana wants a refund for order 48213."], identifier, body=body)
+    assert summary.text.startswith("Ana wants a refund for order 48213.")

@@ -17,10 +17,12 @@ from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
+from threadwise.superpowers.summarize.details import cut_details
 from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck
 from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.sentences import joined, units
+from threadwise.text.speech_acts import content_words
 from threadwise.text.transcript import Said, Transcript
 
 # What an ID in a conversation can be the ID of, as people write it before the ID.
@@ -74,6 +76,7 @@ def check_draft(
     with ``fragments``, its sentences may open with any word (see ``check_facts``)."""
     attributor = Attributor(transcript.messages, cast.names)
     ledger = LedgerCheck(build_ledger(transcript.messages), cast.names)
+    said = content_words(" ".join(m.english for m in transcript.messages) + transcript.evidence)
     checked = Checked()
     for unit in units(draft, form):
         attributed = attributor.check(unit)
@@ -88,6 +91,13 @@ def check_draft(
             checked.restated.extend(verdict.changes)
             attributed.text = verdict.text
             attributed.messages = attributor.evidence(verdict.text)
+        details = cut_details(attributed.text, said)
+        if details.text is None:
+            checked.dropped.append(f"not in the conversation: {', '.join(details.cut)}: {unit}")
+            continue
+        if details.cut:
+            checked.restated.extend(f"cut {cut}" for cut in details.cut)
+            attributed.text = details.text
         support = tuple(m for m in attributed.messages if not m.addresses_model)
         if attributed.messages and not support:
             checked.dropped.append(f"only a message written to the model says: {unit}")

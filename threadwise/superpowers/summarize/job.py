@@ -35,6 +35,8 @@ class SummaryJob:
     # With aspects, each is written instead of the summary (see ``aspects``).
     aspects: tuple[str, ...] = ()
     custom: tuple[CustomAspect, ...] = ()
+    # Every sentence corroborated by a second draft (``corroboration``).
+    verified: bool = False
 
     @property
     def sentences(self) -> int:
@@ -79,6 +81,7 @@ def plan(
         max_chars=request.settings.maxResponseLength or None,
         aspects=aspects,
         custom=tuple(c for c in custom if c.name in aspects),
+        verified=request.settings.summaryMode == "verified",
     )
 
 

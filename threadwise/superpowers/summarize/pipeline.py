@@ -22,6 +22,7 @@ from threadwise.superpowers import prompts
 from threadwise.superpowers.summarize.answer import Answer, parse_answer, render, supported_notes
 from threadwise.superpowers.summarize.aspects import AspectWriter
 from threadwise.superpowers.summarize.checks import Checked, CheckedSentence, check_draft
+from threadwise.superpowers.summarize.corroboration import corroborate, named_back, rotated
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions, plan
 from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.memory import ThreadMemory, prefix_digest
@@ -217,6 +218,8 @@ class Summarizer:
             rendered = render(answer, job.form)
             summary.draft = job.cast.write_back(rendered)
             checked = self._checked(run, concise(rendered, job.form, job.sentences))
+            if job.verified and self.options.checks:
+                self._corroborate(run, checked)
             if self.options.checks and job.form == "paragraph" and job.transcript.has_roles:
                 messages = job.transcript.messages
                 added = state_outcome(
@@ -301,6 +304,28 @@ class Summarizer:
                 "Retry the request; if it fails again, send the conversation in smaller parts.",
             )
         return checked
+
+    def _corroborate(self, run: Run, checked: Checked) -> None:
+        """Keep the sentences a second draft, written another way, agrees with."""
+        job = run.job
+        names = rotated(job.cast)
+        transcript = job.transcript.renamed(names)
+        system = prompts.SYSTEM_WITHOUT_NOTES if self.options.notes else prompts.SYSTEM_WITH_NOTES
+        ask = prompts.CONVERSATION.format(
+            who_is_who=transcript.who_is_who(), transcript=transcript.text
+        )
+        chat: list[ChatMessage] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": ask},
+        ]
+        answer = parse_answer(self._say(run, chat, _MAX_TOKENS[job.form], "second draft"))
+        # Its summary, or its notes when it stopped after them (as measured: FAITHFULNESS.md).
+        second = named_back(answer.summary or answer.notes, names, job.cast)
+        dropped = corroborate(checked, second, job.cast.names.values())
+        if dropped:
+            run.summary.steps.append(
+                f"dropped {len(dropped)} sentences no second draft agrees with"
+            )
 
     @staticmethod
     def _note(summary: Summary, checked: Checked) -> None:

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from threadwise.superpowers.summarize.details import cut_details
+from threadwise.text.speech_acts import content_words
+
+SAID = content_words("I'd like a room for tonight. My mom is coming with me. The traffic was bad.")
+
+
+def test_a_place_the_conversation_never_names_is_cut_with_its_phrase() -> None:
+    details = cut_details("Alex books a room at the hotel for tonight.", SAID)
+    assert details.text == "Alex books a room for tonight."
+
+
+def test_a_relation_in_another_form_is_no_invention() -> None:
+    sentence = "Alex comes with his mother."
+    assert cut_details(sentence, SAID).text == sentence
+
+
+def test_an_invented_relation_goes_with_its_phrase() -> None:
+    details = cut_details("Alex comes with his girlfriend.", SAID)
+    assert details.text == "Alex comes."
+
+
+def test_a_reason_none_of_whose_words_were_said_is_cut() -> None:
+    assert cut_details("Alex is late due to a storm.", SAID).text == "Alex is late."
+    said = "Alex is late because of the traffic."
+    assert cut_details(said, SAID).text == said
+
+
+def test_a_sentence_about_an_invented_person_is_dropped() -> None:
+    assert cut_details("His girlfriend calls Alex.", SAID).text is None

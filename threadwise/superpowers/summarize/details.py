@@ -1,0 +1,97 @@
+"""Scene details a summary adds that the conversation never gives: a place, a relation, a reason.
+
+A small model fills a scene in ("at a hotel", "his girlfriend", "due to the traffic"); the
+reader cannot tell those from what was said. A place or a relation the conversation names
+nowhere (in any of its forms: "mom" for "mother") is cut from the sentence with the phrase
+that carries it ("at the hotel", "with his girlfriend"); a reason ("due to…", "because…")
+none of whose words the conversation has is cut too. A sentence such a detail is the heart
+of ("His girlfriend calls") is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from threadwise.text.speech_acts import content_words, lemma
+
+# Words that name the same relation or place, as one group.
+_RELATION_GROUPS = """
+    girlfriend | boyfriend | wife | husband | spouse partner | son | daughter | child kid |
+    mother mom mum mommy | father dad daddy | brother | sister | parent | friend buddy |
+    colleague coworker co-worker | boss manager supervisor | neighbor neighbour | cousin |
+    uncle | aunt | grandmother grandma | grandfather grandpa | fiance fiancee | roommate |
+    classmate | teacher professor | student | doctor | nurse | lawyer
+"""
+_PLACE_GROUPS = """
+    hotel motel inn | restaurant diner | airport | station | hospital clinic | office |
+    school college university campus | bank | store shop | mall | supermarket | park |
+    beach | cinema theater theatre movie | museum | library | gym | church | bar pub |
+    cafe cafeteria coffee | home house apartment flat | kitchen | garden | party | market |
+    gallery | stadium | pharmacy drugstore | post-office | zoo | concert
+"""
+_ARTICLE = r"(?:the|a|an|his|her|their|its|our|my|your|this|that)\s+"
+_PLACE_PHRASE = r"\b(?:at|in|to|from|near|inside|outside|into)\s+{article}(?:\w+\s+)?{word}\b"
+_RELATION_PHRASE = r",?\s*\b(?:with|for|to|and)\s+(?:his|her|their)\s+{word}\b(?:'s\s+\w+)?"
+_REASON = re.compile(r",?\s*\b(?:due to|because of|because|since)\b[^,.;]*", re.IGNORECASE)
+
+
+def _groups(text: str) -> dict[str, frozenset[str]]:
+    found: dict[str, frozenset[str]] = {}
+    for group in text.split("|"):
+        words = frozenset(group.split())
+        for word in words:
+            found[word] = words
+    return found
+
+
+_RELATIONS = _groups(_RELATION_GROUPS)
+_PLACES = _groups(_PLACE_GROUPS)
+
+
+@dataclass
+class Details:
+    """A sentence without what the conversation does not give; None when nothing is left."""
+
+    text: str | None
+    cut: list[str] = field(default_factory=list)
+
+
+def cut_details(sentence: str, conversation: frozenset[str]) -> Details:
+    """``sentence`` without the places, relations and reasons absent from ``conversation``
+    (its content words, as ``content_words`` gives them)."""
+    result = Details(sentence)
+    text = sentence
+    for word in _words(text):
+        group = _RELATIONS.get(word) or _PLACES.get(word)
+        if group is None or group & conversation:
+            continue
+        phrase = _RELATION_PHRASE if word in _RELATIONS else _PLACE_PHRASE
+        pattern = phrase.format(article=_ARTICLE, word=rf"{re.escape(word)}\w*")
+        found = re.search(pattern, text, re.IGNORECASE)
+        if found is None:
+            result.text = None  # the detail is the sentence's own subject or object
+            result.cut.append(word)
+            return result
+        text = text[: found.start()] + text[found.end() :]
+        result.cut.append(found.group(0).strip(" ,"))
+    for reason in list(_REASON.finditer(text)):
+        words = content_words(reason.group(0)) - _LINKS
+        if words and not words & conversation:
+            text = text.replace(reason.group(0), "", 1)
+            result.cut.append(reason.group(0).strip(" ,"))
+    result.text = _tidy(text)
+    return result
+
+
+_LINKS = frozenset({"due", "because", "since"})
+
+
+def _words(text: str) -> list[str]:
+    return [lemma(w) for w in re.findall(r"[a-z][a-z-]*", text.lower())]
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+([,.;!?])", r"\1", text)
+    text = re.sub(r",\s*([.!?])$", r"\1", text)
+    return re.sub(r"\s{2,}", " ", text).strip()
