@@ -457,6 +457,11 @@ def main() -> None:
     parser.add_argument("--faithfulness-only", action="store_true")
     parser.add_argument("--overhead-only", action="store_true")
     parser.add_argument("--floor-only", action="store_true", help="only the latency ratios")
+    parser.add_argument(
+        "--summary-mode",
+        choices=("fast", "verified"),
+        help="with --floor-only: the quiet ratios of this request.settings.summaryMode only",
+    )
     parser.add_argument("--variant", help="only the faithfulness variants whose label has this")
     args = parser.parse_args()
 
@@ -481,7 +486,7 @@ def main() -> None:
     if args.overhead_only:
         overhead(services, recorder, overhead_bodies(dialogues, chats))
     elif args.floor_only:
-        floors(services, recorder, chats)
+        floors(services, recorder, chats, args.summary_mode)
     elif not args.faithfulness_only:
         main_sets(args, services, summarizer, recorder, dialogues, chats)
     if args.faithfulness or args.faithfulness_only:
@@ -536,14 +541,27 @@ def main_sets(
     floors(services, recorder, chats)
 
 
-def floors(services: Services, recorder: Recorder, chats: list[dict[str, Any]]) -> None:
-    """Latency as a ratio to the floor, quiet and beside fast translations."""
+def floors(
+    services: Services,
+    recorder: Recorder,
+    chats: list[dict[str, Any]],
+    mode: str | None = None,
+) -> None:
+    """Latency as a ratio to the floor, quiet and beside fast translations; with ``mode``,
+    quiet only, every request asking for that ``summaryMode``."""
     short = [(f"{c['id']}[:5]", first_messages(c["body"], 5)) for c in chats[:6]]
     long = [
         (c["id"], c["body"])
         for c in chats
         if len(c["body"]["request"]["scope"]["conversations"][0]["messages"]) >= 40
     ]
+    if mode:
+        for title, bodies in (("5-message chats", short), ("40+-message chats", long)):
+            for _, body in bodies:
+                body["request"].setdefault("settings", {})["summaryMode"] = mode
+            measured = floor_ratios(services, recorder, bodies)
+            report_ratios(f"{title}, quiet, summaryMode {mode}", measured)
+        return
     engine = recorder.engine
     cores = engine.cores
     conditions = [

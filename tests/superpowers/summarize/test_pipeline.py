@@ -88,11 +88,12 @@ def test_summary_is_the_answer_written_after_its_label(identifier: LanguageIdent
 
 
 def test_warm_reads_the_system_prompts_and_keeps_them(identifier: LanguageIdentifier) -> None:
-    engine = ScriptedEngine(["OK", "OK"])
+    engine = ScriptedEngine(["OK", "OK", "OK"])
     Summarizer(engine, identifier).warm()
     # The summary's last: the one most requests start with stays in the live cache.
     assert [chat[0]["content"] for chat in engine.chats] == [
         prompts.SYSTEM_ASPECTS,
+        prompts.SYSTEM_WITH_NOTES,  # a verified summary's second draft
         prompts.SYSTEM_WITHOUT_NOTES,
     ]
 

@@ -45,6 +45,8 @@ from threadwise.text.languages import LanguageIdentifier
 _MAX_TOKENS: dict[SummaryFormat, int] = {"paragraph": 260, "bullets": 300, "structured": 260}
 # The summary alone, written without notes or continued after them.
 _SUMMARY_TOKENS = 90
+# A second draft's notes (``summaryMode: "verified"``).
+_NOTES_TOKENS = 200
 # Context kept free for the instructions and the answer.
 _CONTEXT_RESERVE = 700
 
@@ -67,9 +69,16 @@ class Summarizer:
         return prompts.SYSTEM_WITH_NOTES if self.options.notes else prompts.SYSTEM_WITHOUT_NOTES
 
     def warm(self) -> None:
-        """Have the engine read the fixed system prompts now (see ``read_ahead``)."""
+        """Have the engine read the fixed system prompts now (see ``read_ahead``): the
+        aspects', the second draft's (``summaryMode: "verified"``) and the summary's, last."""
         read_ahead(self.engine, prompts.SYSTEM_ASPECTS)
+        read_ahead(self.engine, self._second_system)
         read_ahead(self.engine, self.system_prompt)
+
+    @property
+    def _second_system(self) -> str:
+        """The system prompt a second draft is written under: the one the first is not."""
+        return prompts.SYSTEM_WITHOUT_NOTES if self.options.notes else prompts.SYSTEM_WITH_NOTES
 
     def plan(self, body: MessageBody, custom: Sequence[CustomAspect] = ()) -> SummaryJob:
         """Validate what the request asks for; cheap, so it runs before the request queues.
@@ -310,17 +319,22 @@ class Summarizer:
         job = run.job
         names = rotated(job.cast)
         transcript = job.transcript.renamed(names)
-        system = prompts.SYSTEM_WITHOUT_NOTES if self.options.notes else prompts.SYSTEM_WITH_NOTES
         ask = prompts.CONVERSATION.format(
             who_is_who=transcript.who_is_who(), transcript=transcript.text
         )
         chat: list[ChatMessage] = [
-            {"role": "system", "content": system},
+            {"role": "system", "content": self._second_system},
             {"role": "user", "content": ask},
         ]
-        answer = parse_answer(self._say(run, chat, _MAX_TOKENS[job.form], "second draft"))
-        # Its summary, or its notes when it stopped after them (as measured: FAITHFULNESS.md).
-        second = named_back(answer.summary or answer.notes, names, job.cast)
+        if self.options.notes:
+            answer = parse_answer(self._say(run, chat, _SUMMARY_TOKENS, "second draft"))
+            said = answer.summary
+        else:
+            # Its notes alone (issue, actions, outcome): the summary after them would cost
+            # as much again and say the same (measured: bench/FAITHFULNESS.md, round 9).
+            said = self._say(run, chat, _NOTES_TOKENS, "second draft", stop=("Summary:",))
+            said = parse_answer(said).notes or said
+        second = named_back(said, names, job.cast)
         dropped = corroborate(checked, second, job.cast.names.values())
         if dropped:
             run.summary.steps.append(
@@ -345,6 +359,7 @@ class Summarizer:
         continue_from: str = "",
         keep: bool = False,
         on_text: Callable[[str], None] | None = None,
+        stop: tuple[str, ...] = (),
     ) -> str:
         run.deadline.check()
         completion = self.engine.chat(
@@ -354,6 +369,7 @@ class Summarizer:
             continue_from=continue_from,
             keep=keep,
             on_text=on_text,
+            stop=stop,
         )
         run.summary.count(completion, step)
         text = completion.text.strip()
