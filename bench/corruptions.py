@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.common import DATA, support_chats
 from bench.corruption_kinds import KINDS, Sentence
-from bench.dialogsum import dialogue_body, load_dialogsum
+from bench.dialogsum import DIALOGSUM, dialogue_body, load_dialogsum
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.superpowers.summarize.checks import check_draft
 from threadwise.superpowers.summarize.job import SummaryJob, plan
@@ -48,13 +48,20 @@ class Case:
     correct: str  # the correct sentence it was made from
 
 
-def correct_sentences() -> Iterator[tuple[SummaryJob, Sentence]]:
-    """The checklists' correct sentences, each with its dialogue's planned job."""
+def dialogsum_present() -> bool:
+    """Is the DialogSum dev set beside the repository (it is not shipped in it: its
+    license)? Without it only the support chats, which are the repository's own, are read."""
+    return DIALOGSUM.is_file()
+
+
+def correct_sentences(dialogsum: bool = True) -> Iterator[tuple[SummaryJob, Sentence]]:
+    """The checklists' correct sentences, each with its conversation's planned job: the
+    support chats', and with ``dialogsum`` the DialogSum dialogues' too."""
     checklists = [
         json.loads(line) for line in (DATA / "dialogsum_checklist.jsonl").read_text().splitlines()
     ]
-    dialogues = {d["fname"]: d for d in load_dialogsum()}
-    for item in checklists:
+    dialogues = {d["fname"]: d for d in load_dialogsum()} if dialogsum else {}
+    for item in checklists if dialogsum else ():
         job = _job(dialogue_body(dialogues[item["fname"]]))
         names = {s.name: n for s, n in job.cast.names.items()}
         for entry in item["checklist"]:
@@ -88,10 +95,10 @@ def _sentence(job: SummaryJob, actor: str, predicate: str) -> Sentence:
     )
 
 
-def corpus() -> list[Case]:
+def corpus(dialogsum: bool = True) -> list[Case]:
     """Every correct sentence and every corruption of it, in a fixed order."""
     cases = []
-    for job, sentence in correct_sentences():
+    for job, sentence in correct_sentences(dialogsum):
         cases.append(Case(job, CORRECT, sentence.text, sentence.text))
         for kind, corrupt in KINDS.items():
             wrong = corrupt(sentence)
@@ -138,10 +145,12 @@ def _same(checked: str, written: str) -> bool:
     )
 
 
-def figures(outcomes: list[Outcome] | None = None) -> dict[str, dict[str, float]]:
+def figures(
+    outcomes: list[Outcome] | None = None, dialogsum: bool = True
+) -> dict[str, dict[str, float]]:
     """Per kind: n, caught (changed or dropped) and fixed shares; for the correct sentences,
     n and the share changed (false alarms)."""
-    outcomes = [check(c) for c in corpus()] if outcomes is None else outcomes
+    outcomes = [check(c) for c in corpus(dialogsum)] if outcomes is None else outcomes
     found: dict[str, dict[str, float]] = {}
     for kind in (CORRECT, *KINDS):
         mine = [o for o in outcomes if o.case.kind == kind]
@@ -170,10 +179,14 @@ def table(found: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def committed() -> dict[str, dict[str, float]]:
-    """The figures last written with ``--write``."""
-    loaded: dict[str, dict[str, float]] = json.loads(FIGURES.read_text())
-    return loaded
+# The sections of the figures file: the whole corpus, and the support chats' part alone.
+ALL, SUPPORT = "all", "support chats"
+
+
+def committed(section: str = ALL) -> dict[str, dict[str, float]]:
+    """The figures last written with ``--write``, of the whole corpus or of ``SUPPORT``."""
+    loaded: dict[str, dict[str, dict[str, float]]] = json.loads(FIGURES.read_text())
+    return loaded[section]
 
 
 def main() -> None:
@@ -190,7 +203,9 @@ def main() -> None:
     found = figures(outcomes)
     print(table(found))
     if args.write:
-        FIGURES.write_text(json.dumps(found, indent=2) + "\n")
+        support = figures([o for o in outcomes if o.case.job.transcript.has_roles])
+        written = {ALL: found, SUPPORT: support}
+        FIGURES.write_text(json.dumps(written, indent=2) + "\n")
         print(f"written to {FIGURES}")
 
 
