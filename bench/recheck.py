@@ -29,7 +29,6 @@ from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.checks import check_draft
 from threadwise.superpowers.summarize.corroboration import corroborate
 from threadwise.superpowers.summarize.job import plan
-from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.outcome import state_outcome
 from threadwise.superpowers.summarize.sentences import concise, fit_length
 
@@ -82,9 +81,7 @@ def main() -> None:
             corroborate(checked, seconds[row["name"]], job.cast.names.values())
         if job.form == "paragraph" and job.transcript.has_roles:  # as the pipeline does
             messages = job.transcript.messages
-            state_outcome(
-                checked, build_ledger(messages), messages, job.cast.names, job.cast.write_back
-            )
+            state_outcome(checked, checked.ledger, messages, job.cast.names, job.cast.write_back)
         text = fit_length(checked.text(job.form), job.max_chars)
         if text != row["summary"]:
             changed += 1

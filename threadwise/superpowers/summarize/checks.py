@@ -18,7 +18,7 @@ from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
 from threadwise.superpowers.summarize.details import cut_details
-from threadwise.superpowers.summarize.ledger import build_ledger
+from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
 from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck
 from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.sentences import joined, units
@@ -57,6 +57,8 @@ class Checked:
     dropped: list[str] = field(default_factory=list)
     # Clauses restated by the ledger ("will send" for "sends").
     restated: list[str] = field(default_factory=list)
+    # The conversation's ledger the sentences were checked against (``ledger``).
+    ledger: Ledger = field(default_factory=Ledger)
 
     def text(self, form: SummaryFormat) -> str:
         return joined([s.text for s in self.sentences], form)
@@ -75,9 +77,10 @@ def check_draft(
     ``restore_ids``, the IDs of the things it names are put back (``_restore_identifiers``);
     with ``fragments``, its sentences may open with any word (see ``check_facts``)."""
     attributor = Attributor(transcript.messages, cast.names)
-    ledger = LedgerCheck(build_ledger(transcript.messages), cast.names)
+    acts = build_ledger(transcript.messages)
+    ledger = LedgerCheck(acts, cast.names)
     said = content_words(" ".join(m.english for m in transcript.messages) + transcript.evidence)
-    checked = Checked()
+    checked = Checked(ledger=acts)
     for unit in units(draft, form):
         attributed = attributor.check(unit)
         if not attributed.kept:

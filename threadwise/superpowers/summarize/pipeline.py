@@ -24,7 +24,6 @@ from threadwise.superpowers.summarize.aspects import AspectWriter
 from threadwise.superpowers.summarize.checks import Checked, CheckedSentence, check_draft
 from threadwise.superpowers.summarize.corroboration import corroborate, named_back, rotated
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions, plan
-from threadwise.superpowers.summarize.ledger import build_ledger
 from threadwise.superpowers.summarize.memory import ThreadMemory, prefix_digest
 from threadwise.superpowers.summarize.outcome import state_outcome
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
@@ -232,7 +231,7 @@ class Summarizer:
             if self.options.checks and job.form == "paragraph" and job.transcript.has_roles:
                 messages = job.transcript.messages
                 added = state_outcome(
-                    checked, build_ledger(messages), messages, job.cast.names, job.cast.write_back
+                    checked, checked.ledger, messages, job.cast.names, job.cast.write_back
                 )
                 if added:
                     run.summary.steps.append("outcome stated from the ledger")
