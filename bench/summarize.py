@@ -1,6 +1,8 @@
 """Benchmark of the summarize superpower on the real default model.
 
     python -m bench.summarize [--limit N] [--languages N] [--faithfulness]
+    python -m bench.summarize --rouge-only [--summary-mode verified]
+    python -m bench.summarize --floor-only [--summary-mode verified]
 
 Prints, per set: latency p50/p95, prompt and completion tokens, generation tokens/s;
 ROUGE-1/2/L against the DialogSum references; the share of summaries in the requested
@@ -457,10 +459,12 @@ def main() -> None:
     parser.add_argument("--faithfulness-only", action="store_true")
     parser.add_argument("--overhead-only", action="store_true")
     parser.add_argument("--floor-only", action="store_true", help="only the latency ratios")
+    parser.add_argument("--rouge-only", action="store_true", help="only ROUGE on DialogSum")
     parser.add_argument(
         "--summary-mode",
         choices=("fast", "verified"),
-        help="with --floor-only: the quiet ratios of this request.settings.summaryMode only",
+        help="with --floor-only: the quiet ratios of this request.settings.summaryMode only; "
+        "with --rouge-only or --faithfulness-only: the summaries written in this mode",
     )
     parser.add_argument("--variant", help="only the faithfulness variants whose label has this")
     args = parser.parse_args()
@@ -487,10 +491,12 @@ def main() -> None:
         overhead(services, recorder, overhead_bodies(dialogues, chats))
     elif args.floor_only:
         floors(services, recorder, chats, args.summary_mode)
+    elif args.rouge_only:
+        dialogsum_rouge(summarizer, recorder, dialogues, services, args.limit, args.summary_mode)
     elif not args.faithfulness_only:
         main_sets(args, services, summarizer, recorder, dialogues, chats)
     if args.faithfulness or args.faithfulness_only:
-        faithfulness(services, recorder, dialogues, chats, args.variant)
+        faithfulness(services, recorder, dialogues, chats, args.variant, args.summary_mode)
 
 
 def main_sets(
@@ -510,17 +516,7 @@ def main_sets(
     report("5-message chats", run_set(summarizer, recorder, short, services.limits))
     report("40+-message chats", run_set(summarizer, recorder, long, services.limits))
 
-    rows = run_set(
-        summarizer,
-        recorder,
-        [(d["fname"], dialogue_body(d)) for d in dialogues[: args.limit]],
-        services.limits,
-    )
-    report("DialogSum dev", rows)
-    references = {d["fname"]: [d["summary"]] for d in dialogues}
-    r1, r2, rl = rouge(rows, references)
-    print(f"ROUGE-1/2/L on {len(rows)} DialogSum dev dialogues: {r1:.1f} / {r2:.1f} / {rl:.1f}")
-    (RESULTS / "dialogsum.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    dialogsum_rouge(summarizer, recorder, dialogues, services, args.limit)
 
     english = None
     for tag in LANGUAGES:
@@ -539,6 +535,31 @@ def main_sets(
         )
 
     floors(services, recorder, chats)
+
+
+def dialogsum_rouge(
+    summarizer: Summarizer,
+    recorder: Recorder,
+    dialogues: list[dict[str, Any]],
+    services: Services,
+    limit: int,
+    mode: str | None = None,
+) -> None:
+    """The first ``limit`` DialogSum dev dialogues summarized (in ``summaryMode`` ``mode``),
+    scored against their references; written to ``results/dialogsum[-MODE].jsonl``."""
+    bodies = []
+    for d in dialogues[:limit]:
+        body = dialogue_body(d)
+        if mode:
+            body["request"].setdefault("settings", {})["summaryMode"] = mode
+        bodies.append((d["fname"], body))
+    rows = run_set(summarizer, recorder, bodies, services.limits)
+    report(f"DialogSum dev{f', summaryMode {mode}' if mode else ''}", rows)
+    references = {d["fname"]: [d["summary"]] for d in dialogues}
+    r1, r2, rl = rouge(rows, references)
+    print(f"ROUGE-1/2/L on {len(rows)} DialogSum dev dialogues: {r1:.1f} / {r2:.1f} / {rl:.1f}")
+    name = f"dialogsum-{mode}.jsonl" if mode else "dialogsum.jsonl"
+    (RESULTS / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
 def floors(
@@ -594,15 +615,21 @@ def faithfulness(
     dialogues: list[dict[str, Any]],
     chats: list[dict[str, Any]],
     only: str | None = None,
+    mode: str | None = None,
 ) -> None:
     """Each pipeline variant on the checked dialogues and chats: scored where a machine can
-    (``bench.faithfulness``), written out beside the conversations for a reader."""
+    (``bench.faithfulness``), written out beside the conversations for a reader; with
+    ``mode``, every request asks for that ``summaryMode``."""
     checklists = {
         json.loads(line)["fname"]
         for line in (DATA / "dialogsum_checklist.jsonl").read_text().splitlines()
     }
     checked = [(d["fname"], dialogue_body(d)) for d in dialogues if d["fname"] in checklists]
     checked += [(c["id"], c["body"]) for c in chats]
+    if mode:
+        checked = [(name, json.loads(json.dumps(body))) for name, body in checked]
+        for _, body in checked:
+            body["request"].setdefault("settings", {})["summaryMode"] = mode
     bodies = dict(checked)
     key_facts = {c["id"]: c["key_facts"] for c in chats}
     for label, options in VARIANTS.items():
@@ -614,6 +641,7 @@ def faithfulness(
         for row in rows:
             row["score"] = score(row["summary"], bodies[row["name"]], key_facts.get(row["name"]))
         slug = label.split(" (")[0].replace(" + ", "+").replace(" ", "-")
+        slug += f"-{mode}" if mode else ""
         out = RESULTS / f"faithfulness-{slug}.jsonl"
         out.write_text(
             "".join(json.dumps({**r, "score": r["score"].as_json()}) + "\n" for r in rows)

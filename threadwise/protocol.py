@@ -209,13 +209,13 @@ class RequestSettings(_Model):
     # placeholders (README, "Personal data").
     redactPersonalData: Annotated[bool | RedactMode | None, BeforeValidator(_redact_choice)] = None
     # Extension for summarize: "verified" has every sentence corroborated by a second draft
-    # written another way (about three times the time, measured), as DeepL offers latency- or
+    # written another way (about 1.7 times the time, measured), as DeepL offers latency- or
     # quality-optimized models; "fast" (or absent) is the default pipeline.
     summaryMode: Setting[SummaryMode] = Field(
         default=None,
         description="summarize: 'verified' keeps only the sentences a second, independently "
         "written draft agrees with (who did what, about what), for fewer errors at about "
-        "three times the time; 'fast' (the default) writes one draft.",
+        "1.7 times the time; 'fast' (the default) writes one draft.",
     )
     # Extension for summarize: each named aspect as its own response item (README, "Summary
     # aspects"); an empty list means the organization's default, else the plain summary.

@@ -246,6 +246,13 @@ the {language} translation only.
 {text}"""
 
 
+# A second draft in summaryMode "verified": notes asked after the same conversation as the
+# summary, so that both prompts are one up to the transcript's end and are decoded side by side.
+SECOND_NOTES = """Now write short notes on the conversation, one line each:
+Issue: <who wants what>
+Actions: <at most three key actions, each starting with the name of who did it>
+Outcome: <what is agreed, done or refused, by whom>"""
+
 NOTES_ONLY = """Write the notes on the conversation in exactly this form:
 Issue: <who wants what>
 Actions: <the key actions, each starting with the name of who did it>

@@ -455,14 +455,29 @@ def test_verified_keeps_only_what_a_second_draft_agrees_with(
         asked.append(chat)
         if len(asked) == 1:
             return " Ana wants a refund for order 48213. Bo sends Ana a new blender."
-        return "Issue: Ana wants a refund for order 48213.\nSummary: Ana asks for a refund."
+        return " Ana wants a refund for order 48213.\nActions: Ana asks for a refund."
 
-    summary, _ = summarize(reply, identifier, body=body)
-    assert len(asked) == 2  # the draft, then the second draft written another way
-    assert asked[1][0]["content"] != asked[0][0]["content"]
+    summary, engine = summarize(reply, identifier, body=body)
+    # The draft and the second draft's notes, asked after one conversation: one prompt up to
+    # the transcript's end, so that the engine reads it once and decodes both side by side.
+    assert len(asked) == 2 and engine.continued == ["Summary:", "Issue:"]
+    assert asked[1][0] == asked[0][0]
+    assert asked[1][1]["content"] == asked[0][1]["content"] + "\n\n" + prompts.SECOND_NOTES
     assert summary.text.startswith("Ana wants a refund for order 48213.")
     assert "new blender" not in summary.text
-    assert any("second draft" in step for step in summary.steps)
+    assert "dropped 1 sentences no second draft agrees with" in summary.steps
+
+
+def test_a_verified_summary_is_streamed_once_written(identifier: LanguageIdentifier) -> None:
+    body = body_with(REFUND, {"c": "Ana", "a": "Bo"}, {"c": "user", "a": "operator"})
+    body["request"]["settings"] = {"summaryMode": "verified"}
+    replies = [" Ana wants a refund for order 48213.", " Ana wants a refund for order 48213."]
+    engine = ScriptedEngine(replies)
+    summarizer = Summarizer(engine, identifier)
+    job = summarizer.plan(parse_message_body(body, PayloadLimits()))
+    partials: list[str] = []
+    summarizer.run(job, Deadline(30), DraftStream(partials.append))
+    assert partials == ["Ana wants a refund for order 48213."]
 
 
 def test_fast_is_one_draft(identifier: LanguageIdentifier) -> None:

@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.errors import ServiceError
-from threadwise.protocol import Entity, ErrorCode, NextStep, SentimentShift
+from threadwise.protocol import ErrorCode, NextStep, SentimentShift
 from threadwise.superpowers import prompts
 from threadwise.superpowers.facts import check_facts
 from threadwise.superpowers.summarize.checks import CheckedSentence, check_draft
 from threadwise.superpowers.summarize.entities import entities_in
 from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
-from threadwise.superpowers.summarize.run import Run
+from threadwise.superpowers.summarize.run import AspectText, Run
 from threadwise.superpowers.summarize.second_person import to_customer
 from threadwise.superpowers.summarize.sentences import complete_sentences
 from threadwise.superpowers.summarize.translation import translate_parts
@@ -141,19 +141,6 @@ _WORDS: dict[str, dict[str, str]] = {
         "none": "Geen.",
     },
 }
-
-
-@dataclass
-class AspectText:
-    """One aspect as written: its content and, by kind, its parts."""
-
-    aspect: str
-    content: str
-    label: str | None = None
-    steps: list[NextStep] | None = None
-    sentiment: SentimentShift | None = None
-    entities: list[Entity] | None = None
-    evidence: list[CheckedSentence] = field(default_factory=list)
 
 
 class AspectWriter:

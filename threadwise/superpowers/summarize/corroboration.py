@@ -1,13 +1,14 @@
 """A second draft, written another way, that every sentence of the summary must agree with.
 
-What a small model gets wrong (who invited whom, what was only offered) it rarely gets wrong
-the same way twice when the way in changes: the second draft is written under the other
-system prompt (notes first, or not) with the speakers' aliases exchanged ("Alex" is now the
-other person), so that a name's place in the prompt cannot decide who did what. A sentence of
-the summary is kept when a sentence of the second draft has the same first-named speaker and
-shares its content words; the others go (the first sentence stays if none is corroborated).
-For ``summaryMode: "verified"``: about three times the time of the fast mode
-(measured: bench/FAITHFULNESS.md, round 9).
+What a small model gets wrong (who invited whom, what was only offered) it often gets wrong
+differently when asked another way. The second draft is notes (issue, actions, outcome) asked
+after the same conversation as the summary, decoded side by side with it; where the summary
+itself comes after notes (a long conversation's parts), it is a draft under the other system
+prompt with the speakers' aliases exchanged ("Alex" is now the other person), so that a
+name's place in the prompt cannot decide who did what (``rotated``). A sentence of the summary
+is kept when a sentence of the second draft has the same first-named speaker and shares its
+content words; the others go (the first sentence stays if none is corroborated). For
+``summaryMode: "verified"``; what it costs and catches: bench/FAITHFULNESS.md, round 10.
 """
 
 from __future__ import annotations

@@ -44,8 +44,11 @@ from threadwise.text.languages import LanguageIdentifier
 _MAX_TOKENS: dict[SummaryFormat, int] = {"paragraph": 260, "bullets": 300, "structured": 260}
 # The summary alone, written without notes or continued after them.
 _SUMMARY_TOKENS = 90
-# A second draft's notes (``summaryMode: "verified"``).
+# A second draft's notes (``summaryMode: "verified"``): written on their own (a long
+# conversation's, or beside notes) or side by side with the summary, which stops them.
 _NOTES_TOKENS = 200
+_SIDE_NOTES_TOKENS = 160
+_SIDE_NOTES_STOPS = ("Follow-up:", "Summary:", "\nIssue:")
 # Context kept free for the instructions and the answer.
 _CONTEXT_RESERVE = 700
 
@@ -129,6 +132,8 @@ class Summarizer:
             {"role": "user", "content": f"{ask}\n\n{instruction}" if instruction else ask},
         ]
         english = run.english_stream
+        if not with_notes and job.verified and self.options.checks:
+            return self._draft_beside_notes(run, chat, ask), chat
         if not with_notes:
             said = self._say(
                 run,
@@ -168,6 +173,35 @@ class Summarizer:
             )
             answer = Answer(notes=answer.notes, summary=parse_answer(said).summary)
         return answer, chat
+
+    def _draft_beside_notes(self, run: Run, chat: list[ChatMessage], ask: str) -> Answer:
+        """The summary and, for ``summaryMode: "verified"``, a second draft's notes on the
+        same conversation, asked the other way (``prompts.SECOND_NOTES``): the two prompts
+        are one up to the transcript's end, so it is read once and both answers are decoded
+        side by side (one sequence's time, about, for two; bench/FAITHFULNESS.md, round 10).
+        The summary is passed to the stream when it is complete, not as it is written."""
+        run.deadline.check()
+        notes_chat: list[ChatMessage] = [
+            chat[0],
+            {"role": "user", "content": f"{ask}\n\n{prompts.SECOND_NOTES}"},
+        ]
+        draft, notes = self.engine.chat_many(
+            [chat, notes_chat],
+            max_tokens=[_SUMMARY_TOKENS, _SIDE_NOTES_TOKENS],
+            deadline=run.deadline,
+            continue_from=["Summary:", "Issue:"],
+            stops=[(), _SIDE_NOTES_STOPS],
+        )
+        run.summary.count(draft, "summary")
+        run.summary.count(notes, "second draft")
+        said = complete_sentences(draft.text) if draft.truncated else draft.text
+        chat.append({"role": "assistant", "content": said})
+        run.second_draft = notes.text
+        summary = parse_answer(said).summary
+        english = run.english_stream
+        if english is not None and (on_text := english.step(str.strip)) is not None:
+            on_text(summary)
+        return Answer(notes="", summary=summary)
 
     def _extends(self, memory: ThreadMemory, job: SummaryJob, budget: int) -> bool:
         """Does the transcript extend what ``memory`` covers, and does it all fit?"""
@@ -314,8 +348,17 @@ class Summarizer:
         return checked
 
     def _corroborate(self, run: Run, checked: Checked) -> None:
-        """Keep the sentences a second draft, written another way, agrees with."""
+        """Keep the sentences a second draft, written another way, agrees with: the notes
+        written beside the draft, else (notes before the summary, a long conversation's
+        parts) a draft under the other system prompt with the speakers' aliases exchanged."""
         job = run.job
+        if run.second_draft is not None:
+            dropped = corroborate(checked, run.second_draft, job.cast.names.values())
+            if dropped:
+                run.summary.steps.append(
+                    f"dropped {len(dropped)} sentences no second draft agrees with"
+                )
+            return
         names = rotated(job.cast)
         transcript = job.transcript.renamed(names)
         ask = prompts.CONVERSATION.format(

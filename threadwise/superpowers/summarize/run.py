@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import Completion
+from threadwise.protocol import Entity, NextStep, SentimentShift
 from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.memory import ThreadMemory
 from threadwise.superpowers.summarize.streaming import DraftStream
 
-if TYPE_CHECKING:  # it imports this module
-    from threadwise.superpowers.summarize.aspects import AspectText
+
+@dataclass
+class AspectText:
+    """One aspect as written: its content and, by kind, its parts."""
+
+    aspect: str
+    content: str
+    label: str | None = None
+    steps: list[NextStep] | None = None
+    sentiment: SentimentShift | None = None
+    entities: list[Entity] | None = None
+    evidence: list[CheckedSentence] = field(default_factory=list)
 
 
 @dataclass
@@ -47,6 +57,8 @@ class Run:
     deadline: Deadline
     summary: Summary
     stream: DraftStream | None = None
+    # summaryMode "verified": the notes written beside the draft, in the prompt's names.
+    second_draft: str | None = None
 
     @property
     def english_stream(self) -> DraftStream | None:
