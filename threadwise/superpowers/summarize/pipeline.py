@@ -349,16 +349,22 @@ class Summarizer:
 
     def _corroborate(self, run: Run, checked: Checked) -> None:
         """Keep the sentences a second draft, written another way, agrees with: the notes
-        written beside the draft, else (notes before the summary, a long conversation's
-        parts) a draft under the other system prompt with the speakers' aliases exchanged."""
+        written beside the draft, else (``_second_draft``) one written on its own."""
         job = run.job
-        if run.second_draft is not None:
-            dropped = corroborate(checked, run.second_draft, job.cast.names.values())
-            if dropped:
-                run.summary.steps.append(
-                    f"dropped {len(dropped)} sentences no second draft agrees with"
-                )
-            return
+        second = run.second_draft
+        if second is None:
+            second = self._second_draft(run)
+        dropped = corroborate(checked, second, job.cast.names.values())
+        if dropped:
+            run.summary.steps.append(
+                f"dropped {len(dropped)} sentences no second draft agrees with"
+            )
+
+    def _second_draft(self, run: Run) -> str:
+        """A second draft where the summary itself came after notes (``options.notes``, a
+        long conversation's parts): under the other system prompt with the speakers'
+        aliases exchanged; in the cast's names."""
+        job = run.job
         names = rotated(job.cast)
         transcript = job.transcript.renamed(names)
         ask = prompts.CONVERSATION.format(
@@ -376,12 +382,7 @@ class Summarizer:
             # as much again and say the same (measured: bench/FAITHFULNESS.md, round 9).
             said = self._say(run, chat, _NOTES_TOKENS, "second draft", stop=("Summary:",))
             said = parse_answer(said).notes or said
-        second = named_back(said, names, job.cast)
-        dropped = corroborate(checked, second, job.cast.names.values())
-        if dropped:
-            run.summary.steps.append(
-                f"dropped {len(dropped)} sentences no second draft agrees with"
-            )
+        return named_back(said, names, job.cast)
 
     @staticmethod
     def _note(summary: Summary, checked: Checked) -> None:
