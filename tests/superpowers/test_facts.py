@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from threadwise.superpowers.facts import check_facts, identifiers
+import pytest
+
+from threadwise.superpowers.facts import check_facts, identifiers, unsupported_words
 
 EVIDENCE = (
     "Hi, we were charged twice: INV-10442 and INV-10443, both $49.99. Hannah Lindqvist. "
@@ -43,3 +45,37 @@ def test_placeholders_of_redacted_values_must_be_the_conversations_own() -> None
     assert check_facts("Ana asks to call [PERSON_2].", f"Ana: {evidence}").unsupported == (
         "[PERSON_2]",
     )
+
+
+@pytest.mark.parametrize(
+    ("summary", "evidence"),
+    [
+        ("Ana calls on Monday.", "I'll call you on Tuesday."),
+        ("Bo shows three tables.", "Here are 2 tables, and here is the other two."),
+        ("Ana asks for a ninth date.", "Shall we go on a second date?"),
+        (
+            "Bo offers a 1 percent cut.",
+            "I can give you a 2 percent cut if you order 1 more pallet.",
+        ),
+    ],
+)
+def test_a_weekday_or_number_the_conversation_never_says_is_unsupported(
+    summary: str, evidence: str
+) -> None:
+    assert unsupported_words(summary, evidence)
+
+
+@pytest.mark.parametrize(
+    ("summary", "evidence"),
+    [
+        ("Bo charged Ana two times.", "You charged me twice!"),
+        ("Ana pays on Monday.", "Pago el lunes."),
+        ("Maria and Jane meet in Feb.", "See you in February, Maria."),
+        ("The refund arrives in 5-7 days.", "It takes 5 to 7 days."),
+        ("Bo calls at 5 am.", "I'll call around 5:00 AM."),
+    ],
+)
+def test_what_the_conversation_says_in_other_words_is_supported(
+    summary: str, evidence: str
+) -> None:
+    assert unsupported_words(summary, evidence) == ()

@@ -217,7 +217,8 @@ _FUNCTION_WORDS = """
 _FUNCTION = frozenset(_FUNCTION_WORDS.split())
 
 _ACCEPTS = re.compile(
-    r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|o\.k\.|all right|alright|fine|great|good|perfect|of "
+    r"^\W*(?!(?:good|fine|great) (?:morning|afternoon|evening|night|day|bye|thanks)\b)"
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|o\.k\.|all right|alright|fine|great|good|perfect|of "
     r"course|certainly|absolutely|definitely|deal|done|sounds (?:good|great|fine|perfect|lovely|"
     r"like a (?:plan|good idea))|that (?:sounds|would be|works|'d be)|that's (?:fine|great|perfect"
     r"|good|a good idea|a deal|ok|okay)|good idea|great idea|why not|i'd love to|i would love to|"

@@ -83,3 +83,22 @@ def test_a_choice_answering_a_question_is_not_held_as_a_promise() -> None:
 def test_a_clause_the_ledger_does_not_hold_is_left_alone() -> None:
     messages = [("c", "Hello."), ("a", "Hi, how can I help?")]
     assert checked(messages, "Bo greets Ana warmly.") == "Bo greets Ana warmly."
+
+
+def test_an_act_set_for_later_is_written_as_still_to_happen() -> None:
+    messages = [("c", "Where is my money?"), ("a", "The refund goes out in a day or two.")]
+    assert checked(messages, "Bo refunds Ana in a day or two.") == (
+        "Bo will refund Ana in a day or two."
+    )
+
+
+def test_an_id_the_subject_already_gave_is_given() -> None:
+    messages = [("c", "Hi, it's about order A-20931."), ("a", "Thanks, let me look.")]
+    assert checked(messages, "Ana will provide the order ID A-20931.") == (
+        "Ana provides the order ID A-20931."
+    )
+
+
+def test_an_offer_nobody_made_goes() -> None:
+    messages = [("c", "The lid was missing."), ("a", "The warehouse will look into it.")]
+    assert checked(messages, "Bo offers to refund the lid.") == ""

@@ -162,14 +162,15 @@ def test_speakers_with_labels_get_distinct_names_that_never_reach_the_caller(
 
     def reply(chat: list[ChatMessage]) -> str:
         customer, agent = prompt_names(chat)
-        return f" {customer} wants a refund for order 48213; {agent} refunds it in 3 days."
+        return f" {customer} wants a refund for order 48213; {agent} will refund it in 3 days."
 
     summary, engine = summarize(reply, identifier, body=body)
     customer, agent = prompt_names(engine.chats[0])
     assert "#Person" not in engine.chats[0][1]["content"]
     assert customer != agent and customer[0] != agent[0]
     assert (
-        summary.text == "#Person1# wants a refund for order 48213; #Person2# refunds it in 3 days."
+        summary.text
+        == "#Person1# wants a refund for order 48213; #Person2# will refund it in 3 days."
     )
 
 
@@ -178,9 +179,9 @@ def test_a_name_the_conversation_gives_a_speaker_is_used(identifier: LanguageIde
         [("p1", "Hi, Sam. Can you lend me your car tomorrow?"), ("p2", "Sure, Maria.")],
         {"p1": "#Person1#", "p2": "#Person2#"},
     )
-    summary, engine = summarize([" Maria borrows Sam's car tomorrow."], identifier, body=body)
+    summary, engine = summarize([" Maria will borrow Sam's car tomorrow."], identifier, body=body)
     assert prompt_names(engine.chats[0]) == ["Maria", "Sam"]
-    assert summary.text == "Maria borrows Sam's car tomorrow."
+    assert summary.text == "Maria will borrow Sam's car tomorrow."
 
 
 def test_generic_roles_are_written_back_as_the_customer_and_the_agent(
@@ -388,7 +389,7 @@ def test_stream_never_shows_an_alias(identifier: LanguageIdentifier) -> None:
 
     def reply(chat: list[ChatMessage]) -> str:
         customer, agent = prompt_names(chat)
-        return f" {customer} wants a refund for order 48213; {agent} refunds it in 3 days."
+        return f" {customer} wants a refund for order 48213; {agent} will refund it in 3 days."
 
     engine = ScriptedEngine(reply)
     summarizer = Summarizer(engine, identifier)

@@ -14,16 +14,18 @@ import re
 from dataclasses import dataclass, field
 
 from threadwise.protocol import SummaryFormat
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.facts import check_facts, unsupported_words
 from threadwise.superpowers.summarize.attribution import Attributor
 from threadwise.superpowers.summarize.cast import Cast
 from threadwise.superpowers.summarize.details import cut_details
 from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
 from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck
 from threadwise.superpowers.summarize.one_person import apart
+from threadwise.superpowers.summarize.polarity import PolarityCheck
 from threadwise.superpowers.summarize.sentences import joined, units
+from threadwise.superpowers.summarize.speech_check import SpeechCheck
 from threadwise.text.speech_acts import content_words
-from threadwise.text.transcript import Said, Transcript
+from threadwise.text.transcript import Said, Speaker, Transcript
 
 # What an ID in a conversation can be the ID of, as people write it before the ID.
 _ID_NOUNS = (
@@ -78,14 +80,37 @@ def check_draft(
     with ``fragments``, its sentences may open with any word (see ``check_facts``)."""
     attributor = Attributor(transcript.messages, cast.names)
     acts = build_ledger(transcript.messages)
-    ledger = LedgerCheck(acts, cast.names)
-    said = content_words(" ".join(m.english for m in transcript.messages) + transcript.evidence)
+    written_by: dict[Speaker, str] = {}
+    for message in transcript.messages:
+        if not message.addresses_model:
+            written_by[message.speaker] = f"{written_by.get(message.speaker, '')}\n{message.text}"
+    ledger = LedgerCheck(acts, cast.names, written_by)
+    speech = SpeechCheck(transcript.messages, cast.names)
+    polarity = PolarityCheck(transcript.messages, cast.names)
+    readings = "\n".join(m.english for m in transcript.messages if not m.addresses_model)
+    said = content_words(readings + transcript.evidence)
+    told = f"{transcript.evidence}\n{readings}"
     checked = Checked(ledger=acts)
     for unit in units(draft, form):
         attributed = attributor.check(unit)
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
+        spoken = speech.check(attributed.text, _clauses(attributor, attributed.text, cast))
+        if spoken.text is None:
+            checked.dropped.append(f"{'; '.join(spoken.changes)}: {unit}")
+            continue
+        if spoken.changes:
+            checked.restated.extend(spoken.changes)
+            attributed.text = spoken.text
+            attributed.messages = attributor.evidence(spoken.text)
+        denied = polarity.check(attributed.text, _clauses(attributor, attributed.text, cast))
+        if denied.text is None:
+            checked.dropped.append(f"{'; '.join(denied.changes)}: {unit}")
+            continue
+        if denied.changes:
+            checked.restated.extend(denied.changes)
+            attributed.text = denied.text
         verdict = ledger.check(attributed.text, _clauses(attributor, attributed.text, cast))
         if verdict.text is None:
             checked.dropped.append(f"{'; '.join(verdict.changes)}: {unit}")
@@ -108,8 +133,9 @@ def check_draft(
         checked.swapped += attributed.fixed
         written = cast.write_back(attributed.text)
         facts = check_facts(written, transcript.evidence, openers=fragments)
-        if not facts.ok:
-            checked.dropped.append(f"unsupported {', '.join(facts.unsupported)}: {unit}")
+        unsupported = facts.unsupported + unsupported_words(written, told)
+        if unsupported:
+            checked.dropped.append(f"unsupported {', '.join(unsupported)}: {unit}")
             continue
         text = apart(unit, attributed.text, cast)  # never one name for two people
         if text is None:

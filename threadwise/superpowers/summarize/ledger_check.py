@@ -19,6 +19,7 @@ or holds both ways, is left alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import lemminflect
@@ -66,6 +67,16 @@ _NOT_YET = re.compile(
     r"didn't|never|will not|won't))\s+(?P<verb>[a-z]+)\b"
 )
 _UNCHANGED = "\0unchanged"
+_OFFERING = frozenset({"offers to", "promises to"})
+# Verbs of giving information: an ID or a number the subject wrote is given already.
+_GIVING = frozenset({"provide", "give", "share", "send", "supply", "confirm", "quote", "tell"})
+_GIVEN_VALUE = re.compile(r"(?<![\w-])[A-Z0-9][\w-]*\d[\w-]*|\d[\w-]*")
+# When a clause's act is to happen: after the conversation.
+_LATER = re.compile(
+    r"(?<!for )\b(?:tomorrow|tonight|later|soon|next (?:week|month|year|time|day|morning|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this (?:afternoon|evening|weekend)|"
+    r"in (?:a|an|one|two|three|\d+) (?:day|days|week|weeks|hour|hours|minutes)|within)\b"
+)
 _ACCEPTING = frozenset({"agree", "accept", "consent"})
 _REFUSING = frozenset({"refuse", "decline", "reject"})
 _TURNED = {
@@ -102,9 +113,16 @@ class Clause:
 class LedgerCheck:
     """Checks clauses against one conversation's ledger; ``names`` are the prompt names."""
 
-    def __init__(self, ledger: Ledger, names: dict[Speaker, str]) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        names: dict[Speaker, str],
+        said: Mapping[Speaker, str] | None = None,
+    ) -> None:
         self.ledger = ledger
         self.names = names
+        # What each speaker wrote, for the IDs and numbers they gave.
+        self.said = dict(said or {})
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)
@@ -124,8 +142,7 @@ class LedgerCheck:
                     verdict.text = None
                     break
                 # A later clause that did not happen goes; the sentence ends before it.
-                cut = re.sub(r"[\s,;]*(?:and|but|then|so|while)?\s*$", "", text[: clause.start])
-                verdict.text = cut.rstrip(" ,;") + _end(text)
+                verdict.text = cut_before(text, clause.start)
                 continue
             if isinstance(changed, Speaker):
                 verdict.text = text[: clause.start] + self.names[changed] + body + tail
@@ -168,6 +185,23 @@ class LedgerCheck:
         entries = self.ledger.about(_SYNONYMS.get(base, frozenset({base})), words)
         own = [e for e in entries if e.doer is subject]
         done = [e for e in own if e.mood is Mood.DONE]
+        mood = (found.group("mood") or "").strip()
+        given = _GIVEN_VALUE.findall(rest)
+        if (
+            base in _GIVING
+            and not found.group("negation")
+            and given
+            and all(value in self.said.get(subject, "") for value in given)
+        ):
+            # "will provide the order ID A-20931" when the subject's messages gave it.
+            verdict.changes.append(f"{base}: given in the messages, not only {mood}")
+            return _third_person_form(base) + rest
+        if mood in _OFFERING and not done and words:
+            # "offers to add a credit": an offer or a promise the subject made, else none.
+            made = self.ledger.about(_SYNONYMS.get(base, frozenset({base})) | _LIGHT, words)
+            if not any(e.said_by is subject and e.mood in PROPOSALS for e in made):
+                verdict.changes.append(f"{base}: no {mood.split()[0]} in the messages")
+                return None
         if not done or any(e.position > done[-1].position and e.mood in PROPOSALS for e in own):
             return _UNCHANGED
         if any(e.mood is Mood.REFUSED for e in own):
@@ -199,6 +233,11 @@ class LedgerCheck:
             return body
         verbs = _SYNONYMS.get(base, frozenset({base}))
         rest = body[lead + found.end() :]
+        own_part = re.split(r"\s+(?:to|that|who|which|will|would|if|when)\s+", _main(rest))[0]
+        if found.group("aux") is None and not is_past(word) and _LATER.search(own_part):
+            # "calls in a day or two", "plants trees this afternoon": still to happen.
+            verdict.changes.append(f"{base}: later, not done")
+            return body[:lead] + f"will {base}" + rest
         words = content_words(_main(rest)) - self._name_words()
         entries = self.ledger.about(verbs, words)
         own = [e for e in entries if _may_do(e, subject)]
@@ -354,6 +393,12 @@ _RELATIVE = re.compile(
 
 def _main(text: str) -> str:
     return _RELATIVE.split(text, maxsplit=1)[0]
+
+
+def cut_before(text: str, start: int) -> str:
+    """``text`` ended before the clause at ``start``, and the conjunction that joined it."""
+    cut = re.sub(r"[\s,;]*(?:and|but|then|so|while)?\s*$", "", text[:start])
+    return cut.rstrip(" ,;") + _end(text)
 
 
 def _end(text: str) -> str:

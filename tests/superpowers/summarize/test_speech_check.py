@@ -1,0 +1,63 @@
+"""Who asked, proposed, answered, apologized or gave an ID: the clause's subject is the
+speaker whose messages did it (``summarize/speech_check.py``), through ``check_draft``."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.superpowers.summarize.test_ledger_check import checked
+
+BEACH = [
+    ("c", "Are you free on Sunday? My friends and I are going to the beach, want to come?"),
+    ("a", "That'd be fantastic! Which beach?"),
+    ("c", "A quiet one an hour outside the city."),
+]
+
+
+@pytest.mark.parametrize(
+    ("messages", "draft", "expected"),
+    [
+        (BEACH, "Bo invites Ana to the beach on Sunday.", "Ana invites Bo to the beach on Sunday."),
+        (
+            [("c", "Can I have the bill, please?"), ("a", "Certainly, here it is.")],
+            "Bo asks for the bill.",
+            "Ana asks for the bill.",
+        ),
+        (
+            [("c", "My order A-20931 never came."), ("a", "Let me check order A-20931.")],
+            "Bo provides the order ID A-20931.",
+            "Ana provides the order ID A-20931.",
+        ),
+        (
+            [("c", "You charged me twice."), ("a", "I'm so sorry about that.")],
+            "Ana apologizes for the double charge.",
+            "Bo apologizes for the double charge.",
+        ),
+    ],
+)
+def test_the_speaker_who_did_the_act_is_its_subject(
+    messages: list[tuple[str, str]], draft: str, expected: str
+) -> None:
+    assert checked(messages, draft) == expected
+
+
+def test_an_answer_nobody_gave_goes() -> None:
+    messages = [
+        ("c", "We're obviously not ready to get a pet yet."),
+        ("a", "You're right. Let's go grab some coffee and talk about it."),
+    ]
+    draft = "Bo says they are not ready for a pet, and Ana agrees to grab coffee."
+    assert checked(messages, draft) == "Bo says they are not ready for a pet."
+
+
+def test_an_act_denied_that_the_subject_did_goes() -> None:
+    messages = [("c", "You charged me twice."), ("a", "I'm so sorry about that.")]
+    assert checked(messages, "Bo does not apologize.") == ""
+
+
+def test_an_act_both_speakers_did_is_left_alone() -> None:
+    messages = [
+        ("c", "Can we change the channel?"),
+        ("a", "OK. Can you change it to Channel Twelve?"),
+    ]
+    assert checked(messages, "Bo asks to change the channel.") == "Bo asks to change the channel."

@@ -1,0 +1,350 @@
+"""Who asked, proposed, agreed, refused, apologized or thanked: checked against the messages.
+
+The word-overlap check (``attribution``) cannot tell who asked about the bill when both
+speakers used the word "bill". What a verb of speech claims is more specific: "Lee asks
+about the bill" needs a question by Lee about it; "Lee suggests a cab" a proposal by Lee
+("Why don't we take a cab?", "You should take a cab"); "Lee agrees" a yes from Lee to what the
+other proposed; "Lee apologizes" a "sorry" from Lee. When the clause's subject made no such
+act about the clause's words and the other speaker did, the subject is the other speaker
+(two speakers: the names are exchanged, as ``attribution`` does); when the subject answered
+the other way ("Lee agrees to the date" when Lee said "No, I can't"), the verb is turned.
+Clauses the messages do not decide are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, cut_before
+from threadwise.text.speech_acts import Mood, Reply, acts, content_words, lemma, reply, sentences
+from threadwise.text.transcript import Said, Speaker
+
+
+class Kind(StrEnum):
+    ASK = "asks"
+    PROPOSE = "proposes"
+    OFFER = "offers"
+    ACCEPT = "accepts"
+    REFUSE = "refuses"
+    APOLOGIZE = "apologizes"
+    THANK = "thanks"
+    GIVE = "gives"
+
+
+_KIND_WORDS = {
+    Kind.ASK: "ask inquire enquire request",
+    Kind.PROPOSE: "suggest propose recommend advise invite urge encourage",
+    Kind.OFFER: "offer volunteer",
+    Kind.ACCEPT: "agree accept consent",
+    Kind.REFUSE: "refuse decline reject",
+    Kind.APOLOGIZE: "apologize apologise",
+    Kind.THANK: "thank",
+    Kind.GIVE: "provide give share supply",
+}
+_KINDS = {word: kind for kind, words in _KIND_WORDS.items() for word in words.split()}
+# The summary's verb for each answer, turned: "agrees to" → "declines to".
+_TURNED = {
+    "agrees to": "declines to",
+    "agrees": "declines",
+    "accepts": "declines",
+    "consents to": "declines to",
+    "refuses to": "agrees to",
+    "refuses": "accepts",
+    "declines to": "agrees to",
+    "declines": "accepts",
+    "rejects": "accepts",
+}
+# A proposal put as a question: "Would you like to…", "How about…", "Shall we…".
+_PROPOSING = re.compile(
+    r"\b(?:would you like|do you want|would you care|how about|what about|why don't|why not|"
+    r"shall we|let's|let us|you (?:\w+ly )?(?:should|could|might|must|ought to)|we could|"
+    r"we should|i suggest|do you (?:wanna|want to|fancy)|are you (?:free|available)|"
+    r"i recommend|i'd recommend|i would recommend|i'd suggest|i advise|my advice|try|"
+    r"come (?:with|to|over|along)|join (?:me|us)|can i (?:help|get|offer|show))\b"
+)
+_PROPOSAL_MOODS = frozenset({Mood.SUGGESTED, Mood.ASKED})
+_OFFER_MOODS = frozenset({Mood.OFFERED, Mood.PROMISED})
+_OFFERING = re.compile(
+    r"\b(?:(?:you'd|you would|do you|would you) (?:like|want) me to|can i|shall i|let me|"
+    r"i can|i could|i'll|we can|we could|we'll|here's|here is|how about|what about)\b"
+)
+_ASKING_MOODS = frozenset({Mood.ASKED, Mood.WANTED})
+_ACCEPTING = re.compile(
+    r"\b(?:yes|yeah|sure|okay|ok|all right|alright|of course|certainly|i agree|agreed|deal|"
+    r"good idea|great idea|sounds (?:good|great|fine|like)|i'd love to|i would love to|"
+    r"that's fine|that works|why not|i accept|no problem|that'd be|that would be (?:great|"
+    r"fantastic|nice|lovely|wonderful)|count me in|i'm in|let's go|i'll take)\b"
+)
+_REFUSING = re.compile(
+    r"(?:^\W*(?:no|nope|nah|sorry)\b|\b(?:i can't|i cannot|i won't|i don't want|i'd rather not|"
+    r"i would rather not|not really|i'm afraid|no thanks|no, thanks|i refuse|i decline|"
+    r"i'm not interested|i don't think so|unfortunately|(?:i )?don't feel like|not in the mood|"
+    r"no way|i'm broke|can't afford|(?:maybe )?(?:another|some other|next) time|i'm busy|"
+    r"not today|i'd rather|i would rather|i have to (?:work|go|meet|study)|"
+    r"(?:i'm|i am|we're|we are) (?:not able|unable) to)\b)"
+)
+_BUT = re.compile(r"\btoo (?:big|small|heavy|expensive|much|late|early|far|long|short)\b")
+_APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|my apologies|my bad)\b")
+_THANKS = re.compile(r"\b(?:thanks|thank you|thank u|appreciate it|much obliged)\b")
+# An ID or a number a speaker gives: digits, with letters or not ("A-20931", "7730-5512").
+_VALUE = re.compile(r"(?<![\w-])(?=[\w-]*\d{3})[A-Za-z0-9][\w-]*[A-Za-z0-9]")
+# "does not ask", "never apologizes": the act denied.
+_NEGATED = re.compile(
+    r"(?:does not|doesn't|did not|didn't|do not|don't|never|will not|won't|refuses to)\s+"
+)
+
+
+class _Denied:
+    """A clause that denies an act its subject did: it goes."""
+
+
+_DENIED = _Denied()
+# Adverbs between the subject and its verb ("Lee then asks").
+_LEAD = re.compile(
+    r"\s+(?:(?:also|then|later|finally|eventually|again|first|now|still|just|\w+ly)\s+)?"
+)
+# What the clause is about ends at a relative clause, a reason or the next predicate.
+_ABOUT_END = re.compile(
+    r",?\s+(?:which|who|whom|whose|where|because|since|after|before|so|but|while|and)\b|[,;(]"
+)
+# Words of the clause that say nothing about which message it restates.
+_UNINFORMATIVE_WORDS = """
+    ask inquire enquire request suggest propose recommend advise invite offer urge encourage
+    agree accept consent refuse decline reject apologize apologise thank whether about
+    something anything someone anyone thing"""
+_UNINFORMATIVE = frozenset(_UNINFORMATIVE_WORDS.split())
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """One sentence of a message, read for what it does."""
+
+    speaker: Speaker
+    position: int  # the message's place in the conversation
+    text: str  # lower case
+    words: frozenset[str]
+    message: frozenset[str]  # its message's words: a proposal's reason and place go with it
+    # Its message's words and those of the other speaker's message before it: what an
+    # answer ("OK. You can change it.") is about.
+    exchange: frozenset[str]
+    question: bool
+    moods: frozenset[Mood]
+    answer: Reply | None  # how it opens, for the message's first sentence
+    # It opens a reply to the other speaker's proposal ("Why don't you come?" "I can't.").
+    replies: bool = False
+
+
+def _proposes(text: str) -> bool:
+    """Does a message propose something to the other speaker?"""
+    lowered = text.lower().replace("\u2019", "'")
+    if _PROPOSING.search(lowered) or _OFFERING.search(lowered):
+        return True
+    return any(a.mood in _PROPOSAL_MOODS or a.mood is Mood.OFFERED for a in acts(text))
+
+
+class SpeechCheck:
+    """Checks the clauses of summary sentences whose verb is one of speech (``Kind``)."""
+
+    def __init__(self, messages: Sequence[Said], names: dict[Speaker, str]) -> None:
+        self.names = names
+        self.speakers = tuple(dict.fromkeys(m.speaker for m in messages))
+        self._name_words = frozenset(w for n in names.values() for w in content_words(n))
+        self._said: list[_Sentence] = []
+        self._messages = [m for m in messages if not m.addresses_model]
+        last: Said | None = None
+        for position, message in enumerate(messages):
+            if message.addresses_model:
+                continue
+            answer = reply(message.english)
+            own = content_words(message.english)
+            exchange = own
+            proposed = False
+            if last is not None and last.speaker is not message.speaker:
+                exchange |= content_words(last.english)
+                proposed = _proposes(last.english)
+            for number, text in enumerate(sentences(message.english)):
+                self._said.append(
+                    _Sentence(
+                        message.speaker,
+                        position,
+                        text,
+                        content_words(text),
+                        own,
+                        exchange,
+                        text.rstrip().endswith("?"),
+                        frozenset(a.mood for a in acts(text)),
+                        answer if number == 0 else None,
+                        proposed and number == 0,
+                    )
+                )
+            last = message
+
+    def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
+        verdict = Verdict(sentence)
+        for clause in reversed(clauses):
+            text = verdict.text
+            if text is None:
+                break
+            body = text[clause.name_end : clause.end]
+            changed = self._clause(body, clause.subject, verdict)
+            if changed is None:
+                continue
+            if isinstance(changed, _Denied):
+                verdict.text = None if clause is clauses[0] else cut_before(text, clause.start)
+                if verdict.text is None:
+                    break
+                continue
+            if isinstance(changed, Speaker):
+                swapped = self._exchanged(text[clause.start : clause.end], clause.subject, changed)
+                verdict.text = text[: clause.start] + swapped + text[clause.end :]
+            else:
+                verdict.text = text[: clause.name_end] + changed + text[clause.end :]
+        return verdict
+
+    def _clause(
+        self, body: str, subject: Speaker, verdict: Verdict
+    ) -> str | Speaker | _Denied | None:
+        """The clause's body as it should read, the speaker who should be its subject, or
+        None when the messages do not decide."""
+        lead = _LEAD.match(body)
+        start = lead.end() if lead else 0
+        negated = _NEGATED.match(body[start:])
+        if negated:
+            start += negated.end()
+        found = re.match(r"(?P<verb>[a-z]+)\b(?P<to>\s+to\b)?", body[start:])
+        if found is None:
+            return None
+        kind = _KINDS.get(lemma(found.group("verb")))
+        if kind is None:
+            return None
+        about = _ABOUT_END.split(body[start + found.end() :], maxsplit=1)[0]
+        words = content_words(about) - self._name_words - _UNINFORMATIVE
+        words = frozenset(w for w in words if not w.endswith("ly"))
+        if kind is Kind.GIVE:
+            return None if negated else self._giver(about, subject, verdict)
+        if negated:
+            # "Lee does not apologize" when Lee did: the clause goes.
+            if self._evidence(kind, subject, words) >= min(2, len(words) or 1):
+                verdict.changes.append(f"{kind.value}: denied, but the subject did")
+                return _DENIED
+            return None
+        other = self._other(subject)
+        if kind is Kind.ACCEPT and words and self._unanswered(subject, words):
+            # "Lee agrees to go for coffee" when the coffee was proposed in the last words.
+            verdict.changes.append(f"{kind.value}: the proposal was never answered")
+            return _DENIED
+        if kind in (Kind.ACCEPT, Kind.REFUSE):
+            turned = self._answer(kind, subject, words)
+            if turned:
+                phrase = found.group(0)
+                if phrase in _TURNED:
+                    verdict.changes.append(f"{kind.value}: the subject answered the other way")
+                    rest = body[start + found.end() :]
+                    return body[:start] + _TURNED[phrase] + rest
+                return None
+        if other is None:
+            return None
+        own, theirs = self._evidence(kind, subject, words), self._evidence(kind, other, words)
+        if kind in (Kind.ACCEPT, Kind.REFUSE) and any(
+            said.speaker is subject and self._does(kind, said) for said in self._said
+        ):
+            return None  # the subject answered so at least once: maybe to this
+        needed = 1 if kind in (Kind.APOLOGIZE, Kind.THANK) else min(2, len(words) or 1)
+        if own == 0 and theirs >= needed:
+            verdict.changes.append(f"{kind.value}: the other speaker did")
+            return other
+        return None
+
+    def _giver(self, about: str, subject: Speaker, verdict: Verdict) -> Speaker | None:
+        """Who first wrote the ID or number the clause says the subject gave ("provides
+        order ID A-20931"): the other speaker, when it was them."""
+        values = _VALUE.findall(about)
+        other = self._other(subject)
+        if not values or other is None:
+            return None
+        first = {v: next((m.speaker for m in self._messages if v in m.text), None) for v in values}
+        if all(speaker is other for speaker in first.values()):
+            verdict.changes.append(f"{Kind.GIVE.value}: the other speaker wrote it first")
+            return other
+        return None
+
+    def _unanswered(self, subject: Speaker, words: frozenset[str]) -> bool:
+        """Did the other speaker propose what ``words`` say, and ``subject`` write nothing
+        after it?"""
+        proposed = [
+            said.position
+            for said in self._said
+            if said.speaker is not subject
+            and self._does(Kind.PROPOSE, said)
+            and len(words & said.message) >= min(2, len(words))
+        ]
+        if not proposed:
+            return False
+        return not any(s.speaker is subject and s.position > min(proposed) for s in self._said)
+
+    def _evidence(self, kind: Kind, speaker: Speaker, words: frozenset[str]) -> int:
+        """How strongly ``speaker``'s messages do ``kind`` about ``words`` (0: not at all)."""
+        best = 0
+        for said in self._said:
+            if said.speaker is not speaker or not self._does(kind, said):
+                continue
+            if kind in (Kind.APOLOGIZE, Kind.THANK):
+                return 1
+            context = (
+                said.exchange
+                if kind in (Kind.ACCEPT, Kind.REFUSE)
+                else said.message
+                if kind in (Kind.PROPOSE, Kind.OFFER)
+                else said.words
+            )
+            if not words:
+                # Nothing to match but the act: only a reply to a proposal says it.
+                best = max(best, 1 if kind in (Kind.ACCEPT, Kind.REFUSE) and said.replies else 0)
+                continue
+            best = max(best, len(words & context))
+        return best
+
+    def _does(self, kind: Kind, said: _Sentence) -> bool:
+        if kind is Kind.ASK:
+            return said.question or bool(said.moods & _ASKING_MOODS)
+        if kind is Kind.PROPOSE:
+            return bool(said.moods & _PROPOSAL_MOODS) or bool(_PROPOSING.search(said.text))
+        if kind is Kind.OFFER:
+            return bool(said.moods & _OFFER_MOODS) or bool(_OFFERING.search(said.text))
+        if kind is Kind.ACCEPT:
+            return said.answer is Reply.ACCEPTS or (
+                not said.question and bool(_ACCEPTING.search(said.text))
+            )
+        if kind is Kind.REFUSE:
+            # "Yes, it's big enough, but it's too heavy": a yes with a but refuses too.
+            return (
+                said.answer is Reply.REFUSES
+                or Mood.REFUSED in said.moods
+                or (not said.question and bool(_REFUSING.search(said.text)))
+                or (said.answer is Reply.ACCEPTS and bool(_BUT.search(said.text)))
+            )
+        if kind is Kind.APOLOGIZE:
+            return bool(_APOLOGY.search(said.text))
+        return bool(_THANKS.search(said.text))
+
+    def _answer(self, kind: Kind, subject: Speaker, words: frozenset[str]) -> bool:
+        """Did ``subject`` answer the other way, and never the way the clause says?"""
+        opposite = Kind.REFUSE if kind is Kind.ACCEPT else Kind.ACCEPT
+        claimed = self._evidence(kind, subject, words)
+        other = self._evidence(opposite, subject, words)
+        # Two of the clause's words in the other answer: one ("the reservation") is too
+        # little to tell which proposal was answered.
+        return claimed == 0 and other >= 2
+
+    def _other(self, speaker: Speaker) -> Speaker | None:
+        others = [s for s in self.speakers if s is not speaker]
+        return others[0] if len(self.speakers) == 2 and len(others) == 1 else None
+
+    def _exchanged(self, clause: str, wrong: Speaker, right: Speaker) -> str:
+        """``clause`` with the two speakers' names exchanged."""
+        a, b = self.names[wrong], self.names[right]
+        pattern = re.compile(rf"(?<![\w#])({re.escape(a)}|{re.escape(b)})(?![\w#])")
+        return pattern.sub(lambda m: b if m.group(1) == a else a, clause)
