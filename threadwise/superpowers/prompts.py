@@ -3,8 +3,9 @@
 The system prompt, worked examples included, never changes: the engine keeps its KV cache
 between requests, so only the conversation itself is processed per request. The examples are
 original (not from any evaluation set) and use names unlikely to occur in real chats, because
-small models copy names from examples. The conversation is quoted between <transcript> tags,
-its texts as data (``text.injection``): a message cannot close the block or forge a turn.
+small models copy names from examples. The conversation's texts are quoted as data
+(``text.injection``): a message cannot forge a turn, and one written to the model is left out;
+the aspects prompt also quotes it between <transcript> tags.
 """
 
 from __future__ import annotations
@@ -167,8 +168,14 @@ def system_prompt(
     return f"{rules}{_WITH_NOTES if with_notes else _WITHOUT_NOTES}\n\n{shown}"
 
 
-SYSTEM_WITH_NOTES = system_prompt(with_notes=True)
-SYSTEM_WITHOUT_NOTES = system_prompt(with_notes=False)
+# The summarizing prompts quote the conversation plainly, without the tags and their rule:
+# with them, ROUGE-L on the DialogSum dev set fell from 31.1 to 29.9 (bench/FAITHFULNESS.md,
+# round 11), and what keeps a message from steering the model is ``text.injection``: a
+# message written to the model is left out of the lines and of the evidence, and no text can
+# forge a turn or a tag. The aspects prompt, which quotes the organization's own examples
+# too, keeps both.
+SYSTEM_WITH_NOTES = system_prompt(with_notes=True, data_rule="")
+SYSTEM_WITHOUT_NOTES = system_prompt(with_notes=False, data_rule="")
 # The LLM translator's system prompt: the summarizer's as it was when the model's translations
 # were measured (bench/translate.py's quality table, the Markdown checks); kept as it was
 # until they are measured again under the new one. The engine keeps it as a saved state.
@@ -179,7 +186,9 @@ TRANSLATOR_SYSTEM = system_prompt(
     data_rule="",
 )
 
-CONVERSATION = "Conversation ({who_is_who}):\n<transcript>\n{transcript}\n</transcript>"
+CONVERSATION = "Conversation ({who_is_who}):\n{transcript}"
+# The aspects prompt's: between the tags its rule names.
+DELIMITED_CONVERSATION = "Conversation ({who_is_who}):\n<transcript>\n{transcript}\n</transcript>"
 
 _FORMATS: dict[SummaryFormat, str] = {
     "paragraph": "",

@@ -174,7 +174,7 @@ class AspectWriter:
     def _notes(self, run: Run, aspects: Sequence[str]) -> dict[str, str]:
         """The lines the aspects need (custom aspects by their own names), side by side."""
         job = run.job
-        ask = prompts.CONVERSATION.format(
+        ask = prompts.DELIMITED_CONVERSATION.format(
             who_is_who=job.transcript.who_is_who(), transcript=job.transcript.text
         )
         conversation: list[ChatMessage] = [
