@@ -40,6 +40,22 @@ _EMPTY_WORDS = """
 _EMPTY = frozenset(_EMPTY_WORDS.split())
 
 
+def _denies(text: str, words: frozenset[str]) -> bool:
+    """Does ``text`` deny something within a few words before one of ``words``?"""
+    tokens = re.findall(r"[\w']+", text)
+    cues = [
+        i for i, token in enumerate(tokens) if _DENIAL.fullmatch(token) or token.endswith("n't")
+    ]
+    if not cues:
+        return False
+    found = [i for i, token in enumerate(tokens) if content_words(token) & words]
+    return not found or any(0 <= f - c <= _REACH for c in cues for f in found)
+
+
+# How far before a restated word a denial still bears on it ("I can't find my wallet").
+_REACH = 6
+
+
 @dataclass(frozen=True)
 class _Line:
     text: str
@@ -83,4 +99,4 @@ class PolarityCheck:
         best = max((score for score, _ in scored), default=0)
         if best == 0:
             return True  # no message restated: the other checks decide
-        return any(_DENIAL.search(line.text) for score, line in scored if score == best)
+        return any(_denies(line.text, words) for score, line in scored if score == best)
