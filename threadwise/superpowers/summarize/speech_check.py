@@ -1,14 +1,16 @@
-"""Who asked, proposed, agreed, refused, apologized or thanked: checked against the messages.
+"""Who asked, proposed, answered, apologized, thanked or gave an ID: checked against the messages.
 
 The word-overlap check (``attribution``) cannot tell who asked about the bill when both
 speakers used the word "bill". What a verb of speech claims is more specific: "Lee asks
 about the bill" needs a question by Lee about it; "Lee suggests a cab" a proposal by Lee
 ("Why don't we take a cab?", "You should take a cab"); "Lee agrees" a yes from Lee to what the
-other proposed; "Lee apologizes" a "sorry" from Lee. When the clause's subject made no such
-act about the clause's words and the other speaker did, the subject is the other speaker
-(two speakers: the names are exchanged, as ``attribution`` does); when the subject answered
-the other way ("Lee agrees to the date" when Lee said "No, I can't"), the verb is turned.
-Clauses the messages do not decide are left alone.
+other proposed; "Lee apologizes" a "sorry" from Lee; "Lee provides order A-20931" that Lee
+wrote it first. When the clause's subject made no such act about the clause's words and the
+other speaker did, the subject is the other speaker (two speakers: the names are exchanged,
+as ``attribution`` does). When the subject answered the other way about two of the clause's
+words ("Lee agrees to the 7:30 showing" after "No, not the 7:30 showing"), the verb is turned;
+"agrees" to a proposal the subject never answered, and an act denied that the subject did
+("Lee does not apologize"), go. Clauses the messages do not decide are left alone.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ _REFUSING = re.compile(
     r"not today|i'd rather|i would rather|i have to (?:work|go|meet|study)|"
     r"(?:i'm|i am|we're|we are) (?:not able|unable) to)\b)"
 )
-_BUT = re.compile(r"\btoo (?:big|small|heavy|expensive|much|late|early|far|long|short)\b")
+_TOO_MUCH = re.compile(r"\btoo (?:big|small|heavy|expensive|much|late|early|far|long|short)\b")
 _APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|my apologies|my bad)\b")
 _THANKS = re.compile(r"\b(?:thanks|thank you|thank u|appreciate it|much obliged)\b")
 # An ID or a number a speaker gives: digits, with letters or not ("A-20931", "7730-5512").
@@ -324,7 +326,7 @@ class SpeechCheck:
                 said.answer is Reply.REFUSES
                 or Mood.REFUSED in said.moods
                 or (not said.question and bool(_REFUSING.search(said.text)))
-                or (said.answer is Reply.ACCEPTS and bool(_BUT.search(said.text)))
+                or (said.answer is Reply.ACCEPTS and bool(_TOO_MUCH.search(said.text)))
             )
         if kind is Kind.APOLOGIZE:
             return bool(_APOLOGY.search(said.text))
