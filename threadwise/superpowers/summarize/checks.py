@@ -11,15 +11,17 @@ identify ("order 48213") are put back where the summary names that thing without
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.facts import check_facts, unsupported_words
-from threadwise.superpowers.summarize.attribution import Attributor
+from threadwise.superpowers.summarize.attribution import Attribution, Attributor
 from threadwise.superpowers.summarize.cast import Cast
 from threadwise.superpowers.summarize.details import cut_details
 from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
-from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck
+from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck, Verdict
 from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.polarity import PolarityCheck
 from threadwise.superpowers.summarize.sentences import joined, units
@@ -96,29 +98,9 @@ def check_draft(
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
-        spoken = speech.check(attributed.text, _clauses(attributor, attributed.text, cast))
-        if spoken.text is None:
-            checked.dropped.append(f"{'; '.join(spoken.changes)}: {unit}")
+        clause_checks = (speech, polarity, ledger)
+        if not _clause_checks(clause_checks, unit, attributed, attributor, cast, checked):
             continue
-        if spoken.changes:
-            checked.restated.extend(spoken.changes)
-            attributed.text = spoken.text
-            attributed.messages = attributor.evidence(spoken.text)
-        denied = polarity.check(attributed.text, _clauses(attributor, attributed.text, cast))
-        if denied.text is None:
-            checked.dropped.append(f"{'; '.join(denied.changes)}: {unit}")
-            continue
-        if denied.changes:
-            checked.restated.extend(denied.changes)
-            attributed.text = denied.text
-        verdict = ledger.check(attributed.text, _clauses(attributor, attributed.text, cast))
-        if verdict.text is None:
-            checked.dropped.append(f"{'; '.join(verdict.changes)}: {unit}")
-            continue
-        if verdict.changes:
-            checked.restated.extend(verdict.changes)
-            attributed.text = verdict.text
-            attributed.messages = attributor.evidence(verdict.text)
         details = cut_details(attributed.text, said)
         if details.text is None:
             checked.dropped.append(f"not in the conversation: {', '.join(details.cut)}: {unit}")
@@ -146,6 +128,35 @@ def check_draft(
     if restore_ids:
         _restore_identifiers(checked, transcript.evidence)
     return checked
+
+
+class ClauseCheck(Protocol):
+    """A check of a sentence's clauses whose subject is a speaker."""
+
+    def check(self, sentence: str, clauses: list[Clause]) -> Verdict: ...
+
+
+def _clause_checks(
+    checks: Sequence[ClauseCheck],
+    unit: str,
+    attributed: Attribution,
+    attributor: Attributor,
+    cast: Cast,
+    checked: Checked,
+) -> bool:
+    """``attributed`` (the draft's sentence ``unit`` after the actor check) through each
+    clause check in turn, restated where one changes it; False (and ``unit`` noted as
+    dropped) when one drops it."""
+    for check in checks:
+        verdict = check.check(attributed.text, _clauses(attributor, attributed.text, cast))
+        if verdict.text is None:
+            checked.dropped.append(f"{'; '.join(verdict.changes)}: {unit}")
+            return False
+        if verdict.changes:
+            checked.restated.extend(verdict.changes)
+            attributed.text = verdict.text
+            attributed.messages = attributor.evidence(verdict.text)
+    return True
 
 
 def _clauses(attributor: Attributor, sentence: str, cast: Cast) -> list[Clause]:
