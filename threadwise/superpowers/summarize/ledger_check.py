@@ -138,11 +138,7 @@ class LedgerCheck:
             )
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
-                if clause.start == 0 or not clauses or clause is clauses[0]:
-                    verdict.text = None
-                    break
-                # A later clause that did not happen goes; the sentence ends before it.
-                verdict.text = cut_before(text, clause.start)
+                verdict.text = without_clause(text, clause, clauses)
                 continue
             if isinstance(changed, Speaker):
                 verdict.text = text[: clause.start] + self.names[changed] + body + tail
@@ -393,6 +389,12 @@ _RELATIVE = re.compile(
 
 def _main(text: str) -> str:
     return _RELATIVE.split(text, maxsplit=1)[0]
+
+
+def without_clause(text: str, clause: Clause, clauses: list[Clause]) -> str | None:
+    """``text`` without a clause that must go: None when it is the sentence's first (the
+    sentence goes), else the sentence ended before it."""
+    return None if clause is clauses[0] else cut_before(text, clause.start)
 
 
 def cut_before(text: str, start: int) -> str:

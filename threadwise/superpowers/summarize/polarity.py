@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, cut_before
+from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, without_clause
 from threadwise.text.speech_acts import content_words, sentences
 from threadwise.text.transcript import Said, Speaker
 
@@ -83,7 +83,7 @@ class PolarityCheck:
             if self._supported(text[clause.name_end : clause.end]):
                 continue
             verdict.changes.append("denied, but no message denies it")
-            verdict.text = None if clause is clauses[0] else cut_before(text, clause.start)
+            verdict.text = without_clause(text, clause, clauses)
         return verdict
 
     def _supported(self, body: str) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, cut_before
+from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, without_clause
 from threadwise.text.speech_acts import Mood, Reply, acts, content_words, lemma, reply, sentences
 from threadwise.text.transcript import Said, Speaker
 
@@ -195,9 +195,7 @@ class SpeechCheck:
             if changed is None:
                 continue
             if isinstance(changed, _Denied):
-                verdict.text = None if clause is clauses[0] else cut_before(text, clause.start)
-                if verdict.text is None:
-                    break
+                verdict.text = without_clause(text, clause, clauses)
                 continue
             if isinstance(changed, Speaker):
                 swapped = self._exchanged(text[clause.start : clause.end], clause.subject, changed)
