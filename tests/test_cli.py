@@ -21,7 +21,7 @@ from threadwise.cli import main
 from threadwise.config import Settings
 from threadwise.db.database import Database
 from threadwise.engines.model_files import DEFAULT_MODEL
-from threadwise.serving.usage import UsageStore
+from threadwise.organizations.usage import UsageStore
 
 pytestmark = pytest.mark.usefixtures("isolated_logging")  # main() configures logging
 

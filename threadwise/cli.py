@@ -29,11 +29,12 @@ from threadwise.db.database import Database
 from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepare_model
 from threadwise.errors import ServiceError
 from threadwise.logs import log_config
+from threadwise.organizations.aspects import CustomAspect
+from threadwise.organizations.glossaries import GlossaryStore
+from threadwise.organizations.glossary_rows import UnknownGlossaryError
+from threadwise.organizations.policies import OrganizationPolicies, OrganizationPolicy
+from threadwise.organizations.usage import Counts, UsageStore, report_days, utc_day
 from threadwise.payload import decode_json, parse_message_body
-from threadwise.serving.glossaries import GlossaryStore, UnknownGlossaryError
-from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
-from threadwise.serving.usage import Counts, UsageStore, report_days, utc_day
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.text.terms import Glossary, Term
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
@@ -252,7 +253,7 @@ def _clients_revoke(args: argparse.Namespace, settings: Settings) -> int:
         client = registry.revoke(args.client_id)
     print(
         f"revoked {client.client_id}: it gets no new tokens, and the ones it has are refused "
-        f"(by every replica within {settings.client_cache_seconds:g} s)"
+        f"(by every replica within {settings.store_cache_seconds:g} s)"
     )
     return 0
 
@@ -489,7 +490,7 @@ def _aspect_json(aspect: CustomAspect) -> dict[str, str]:
 
 
 def _usage(args: argparse.Namespace, settings: Settings) -> int:
-    from threadwise.api.routes.usage import usage_document, usage_quota
+    from threadwise.organizations.usage_views import usage_document, usage_quota
 
     with _database(settings) as database:
         store = UsageStore(database)

@@ -7,7 +7,7 @@ import re
 import tomllib
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 from urllib.parse import urlsplit
 
 import annotated_types
@@ -21,6 +21,7 @@ from pydantic import (
     SecretStr,
     Tag,
     ValidationError,
+    model_validator,
 )
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
@@ -238,9 +239,13 @@ class Settings(BaseSettings):
     # Also accept tokens of an external identity provider: its issuer and its JWKS URL.
     jwt_external_issuer: str | None = None
     jwt_jwks_url: str | None = None
-    # How long a replica may trust what it read about a client (revocation reaches every
-    # replica within this time; at once on the replica that revoked it).
-    client_cache_seconds: float = Field(default=5.0, ge=0)
+    # How long a replica may trust what it read from the database about a client, an
+    # organization's policies and glossaries, and its usage this month: a change (revoking a
+    # client, say) reaches every replica within this time, at once the replica that made it.
+    store_cache_seconds: float = Field(default=5.0, ge=0)
+    # Deprecated: the name store_cache_seconds had before it covered more than clients; still
+    # read when store_cache_seconds is not set.
+    client_cache_seconds: float | None = Field(default=None, ge=0)
 
     # Per-organization limits, unless the client has its own. Shared through Redis when
     # redis_url is set, else kept in the process.
@@ -271,6 +276,14 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = "json"
     log_level: str = "INFO"
     log_content: bool = False
+
+    @model_validator(mode="after")
+    def _deprecated_client_cache_seconds(self) -> Self:
+        if self.client_cache_seconds is not None and "store_cache_seconds" not in (
+            self.model_fields_set
+        ):
+            self.store_cache_seconds = self.client_cache_seconds
+        return self
 
     @property
     def default_engine(self) -> EngineChoice:

@@ -36,8 +36,10 @@ from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
+from threadwise.organizations.glossaries import GlossaryStore
+from threadwise.organizations.policies import OrganizationPolicies
+from threadwise.organizations.usage import UsageStore
 from threadwise.payload import PayloadLimits
-from threadwise.serving.glossaries import GlossaryStore
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
@@ -45,9 +47,7 @@ from threadwise.serving.idempotency import (
 )
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
-from threadwise.serving.policies import OrganizationPolicies
 from threadwise.serving.redaction import Redactor
-from threadwise.serving.usage import UsageStore
 from threadwise.superpowers import prompts
 from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.registers import Registers
@@ -94,7 +94,7 @@ def open_database(settings: Settings) -> Database:
 
 def build_client_registry(settings: Settings, database: Database | None = None) -> ClientRegistry:
     database = database or open_database(settings)
-    return ClientRegistry(database, SecretHasher(), settings.client_cache_seconds)
+    return ClientRegistry(database, SecretHasher(), settings.store_cache_seconds)
 
 
 def build_auth_services(settings: Settings) -> AuthServices:
@@ -394,9 +394,9 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         }
     )
     # Read as often as clients are: a change reaches every replica as soon.
-    policies = OrganizationPolicies(auth.database, settings.client_cache_seconds)
-    glossaries = GlossaryStore(auth.database, settings.client_cache_seconds)
-    usage = UsageStore(auth.database, settings.client_cache_seconds)
+    policies = OrganizationPolicies(auth.database, settings.store_cache_seconds)
+    glossaries = GlossaryStore(auth.database, settings.store_cache_seconds)
+    usage = UsageStore(auth.database, settings.store_cache_seconds)
     operations = Operations(
         summarize=summarize,
         translate=translate,

@@ -11,8 +11,8 @@ import pytest
 from tests.serving.test_operations import StandIn, operations
 from tests.serving.test_redaction import PLANTED, REDACTOR, body
 from threadwise.errors import ServiceError
+from threadwise.organizations.policies import OrganizationPolicy
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
-from threadwise.serving.policies import OrganizationPolicy
 from threadwise.serving.records import RequestRecord
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 

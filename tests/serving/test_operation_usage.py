@@ -20,12 +20,12 @@ from threadwise.db.database import Database
 from threadwise.engines.metering import charge
 from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
+from threadwise.organizations.policies import OrganizationPolicy
+from threadwise.organizations.usage import Counts, UsageStore
 from threadwise.payload import parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.operations import Operation, Operations
-from threadwise.serving.policies import OrganizationPolicy
 from threadwise.serving.records import RequestRecord
-from threadwise.serving.usage import Counts, UsageStore
 
 NOW = datetime(2026, 11, 24, 18, 0, tzinfo=UTC)
 NOVEMBER = (date(2026, 11, 1), date(2026, 11, 30))

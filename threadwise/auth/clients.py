@@ -7,13 +7,11 @@ takes effect at once on the replica that revoked it and within that time on the 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import anyio.to_thread
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -24,6 +22,7 @@ from threadwise.auth.tenancy import tenant_name
 from threadwise.db.database import Database
 from threadwise.db.tables import Client, ClientOrganization, Tenant
 from threadwise.protocol import MAX_ID_LENGTH
+from threadwise.ttl_cache import TtlCache
 
 MAX_LIMIT = 2**31 - 1  # the limits' database columns are 32-bit
 
@@ -73,10 +72,15 @@ class ClientRegistry:
     ) -> None:
         self.database = database
         self.hasher = hasher
-        self.cache_seconds = cache_seconds
-        self.clock = clock
-        self._cache: dict[str, tuple[float, ClientRecord | None]] = {}
-        self._lock = threading.Lock()
+        self._cache: TtlCache[str, ClientRecord | None] = TtlCache(cache_seconds, clock=clock)
+
+    @property
+    def cache_seconds(self) -> float:
+        return self._cache.seconds
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self._cache.clock
 
     # --- management ----------------------------------------------------------------------
 
@@ -189,19 +193,11 @@ class ClientRegistry:
 
     async def active(self, client_id: str) -> ClientRecord | None:
         """The client if it exists and is enabled, from the cache when fresh enough."""
-        with self._lock:
-            cached = self._cache.get(client_id)
-        if cached is not None and cached[0] > self.clock():
-            record = cached[1]
-        else:
-            record = await anyio.to_thread.run_sync(self.get, client_id)
-            with self._lock:
-                self._cache[client_id] = (self.clock() + self.cache_seconds, record)
+        record = await self._cache.read_through(client_id, lambda: self.get(client_id))
         return record if record is not None and record.enabled else None
 
     def _forget(self, client_id: str) -> None:
-        with self._lock:
-            self._cache.pop(client_id, None)
+        self._cache.forget(client_id)
 
     @staticmethod
     def _row(session: Session, client_id: str) -> Client:

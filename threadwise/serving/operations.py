@@ -26,15 +26,21 @@ from threadwise.deadlines import Deadline
 from threadwise.engines.metering import metering
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
+from threadwise.organizations.glossaries import GlossaryStore, OrganizationTerms
+from threadwise.organizations.policies import OrganizationPolicies, OrganizationPolicy
+from threadwise.organizations.usage import (
+    QuotaReached,
+    Reservation,
+    UsageStore,
+    next_month,
+    utc_day,
+)
 from threadwise.payload import character_count, charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
-from threadwise.serving.glossaries import GlossaryStore, OrganizationTerms
 from threadwise.serving.idempotency import Claim, IdempotencyStore
 from threadwise.serving.lifecycle import Lifecycle
-from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.serving.redaction import Redaction, Redactor
-from threadwise.serving.usage import QuotaReached, Reservation, UsageStore, next_month, utc_day
 from threadwise.superpowers.summarize import SummarizeSuperpower
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower

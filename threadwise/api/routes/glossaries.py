@@ -17,17 +17,22 @@ from threadwise.api.deps import Caller, ServicesDep, json_body
 from threadwise.api.openapi import error_responses, request_body
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
+from threadwise.organizations.glossary_rows import UnknownGlossaryError
+from threadwise.organizations.glossary_rules import MAX_DO_NOT_TRANSLATE, MAX_ENTRIES, MAX_TERM
+from threadwise.organizations.glossary_views import (
+    DoNotTranslateTerm,
+    DoNotTranslateTerms,
+    Glossaries,
+    GlossaryDetail,
+    GlossaryEntry,
+    do_not_translate_terms,
+    glossary_detail,
+    glossary_list,
+)
 from threadwise.protocol import ErrorCode, ErrorEnvelope
 from threadwise.services import Services
-from threadwise.serving.glossaries import (
-    MAX_DO_NOT_TRANSLATE,
-    MAX_ENTRIES,
-    MAX_GLOSSARIES,
-    MAX_TERM,
-    UnknownGlossaryError,
-)
 from threadwise.text.languages import TRANSLATION_LANGUAGES
-from threadwise.text.terms import Glossary, Term
+from threadwise.text.terms import Term
 
 router = APIRouter(prefix="/glossaries", tags=["glossaries"])
 # Shown in /docs as the request body's example (a source checkout has it).
@@ -63,12 +68,6 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class GlossaryEntry(_Body):
-    source: str = Field(description="The term, on one line (at most 200 characters).")
-    target: str = Field(description="What it becomes in the target language.")
-    caseSensitive: bool = False
-
-
 class GlossaryRequest(_Body):
     """A glossary as created or replaced (``examples/glossary-create.json``)."""
 
@@ -92,40 +91,11 @@ class GlossaryRequest(_Body):
     )
 
 
-class GlossaryInfo(BaseModel):
-    glossaryId: str
-    organizationId: str
-    name: str
-    sourceLanguage: str
-    targetLanguage: str
-    default: bool
-    entryCount: int
-
-
-class GlossaryDetail(GlossaryInfo):
-    entries: list[GlossaryEntry]
-
-
-class Glossaries(BaseModel):
-    glossaries: list[GlossaryInfo] = Field(
-        description=f"By name; an organization has at most {MAX_GLOSSARIES}."
-    )
-
-
-class DoNotTranslateTerm(_Body):
-    term: str = Field(description="Kept as it is by translations (one line, ≤ 200 characters).")
-    caseSensitive: bool = False
-
-
 class DoNotTranslateRequest(_Body):
     organizationId: str
     terms: list[DoNotTranslateTerm] = Field(
         description=f"Replace the organization's list: at most {MAX_DO_NOT_TRANSLATE} terms."
     )
-
-
-class DoNotTranslateTerms(BaseModel):
-    terms: list[DoNotTranslateTerm]
 
 
 OrganizationId = Annotated[str, Query(alias="organizationId")]
@@ -157,7 +127,7 @@ async def list_do_not_translate(
     """The organization's do-not-translate terms."""
     tenant = _acting_for(caller, services, organization)
     terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
-    return _terms(terms)
+    return do_not_translate_terms(terms)
 
 
 @router.put(
@@ -174,7 +144,7 @@ async def set_do_not_translate(
     wanted = [Term(term.term, term.term, term.caseSensitive) for term in body.terms]
     await _stored(services.glossaries.set_do_not_translate, tenant, organization, wanted)
     terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
-    return _terms(terms)
+    return do_not_translate_terms(terms)
 
 
 @router.post(
@@ -188,7 +158,7 @@ async def create_glossary(
     glossary = await _stored(
         services.glossaries.create, tenant, body.organizationId, *_fields(body)
     )
-    return _detail(glossary)
+    return glossary_detail(glossary)
 
 
 @router.get("", responses=_ERRORS)
@@ -198,7 +168,7 @@ async def list_glossaries(
     """The organization's glossaries, without their entries."""
     tenant = _acting_for(caller, services, organization)
     found = await _stored(services.glossaries.list, tenant, organization)
-    return Glossaries(glossaries=[_info(glossary) for glossary in found])
+    return glossary_list(found)
 
 
 @router.get("/{glossaryId}", responses=_ERRORS_OF_ONE)
@@ -208,7 +178,7 @@ async def get_glossary(
     """A glossary, with its entries."""
     tenant = _acting_for(caller, services, organization)
     glossary = await _stored(services.glossaries.get, tenant, organization, glossary_id)
-    return _detail(glossary)
+    return glossary_detail(glossary)
 
 
 @router.put(
@@ -224,7 +194,7 @@ async def replace_glossary(
     glossary = await _stored(
         services.glossaries.replace, tenant, body.organizationId, glossary_id, *_fields(body)
     )
-    return _detail(glossary)
+    return glossary_detail(glossary)
 
 
 @router.delete("/{glossaryId}", status_code=204, response_class=Response, responses=_ERRORS_OF_ONE)
@@ -260,29 +230,3 @@ def _fields(body: GlossaryRequest) -> tuple[str, str, str, list[Term], bool]:
     """The store's arguments after the organization (and the id, for a replace)."""
     entries = [Term(e.source, e.target, e.caseSensitive) for e in body.entries]
     return body.name, body.sourceLanguage, body.targetLanguage, entries, body.default
-
-
-def _info(glossary: Glossary) -> GlossaryInfo:
-    return GlossaryInfo(
-        glossaryId=glossary.glossary_id,
-        organizationId=glossary.organization,
-        name=glossary.name,
-        sourceLanguage=glossary.source_language,
-        targetLanguage=glossary.target_language,
-        default=glossary.default,
-        entryCount=len(glossary.entries),
-    )
-
-
-def _detail(glossary: Glossary) -> GlossaryDetail:
-    entries = [
-        GlossaryEntry(source=e.source, target=e.target, caseSensitive=e.case_sensitive)
-        for e in glossary.entries
-    ]
-    return GlossaryDetail(**_info(glossary).model_dump(), entries=entries)
-
-
-def _terms(terms: list[Term]) -> DoNotTranslateTerms:
-    return DoNotTranslateTerms(
-        terms=[DoNotTranslateTerm(term=t.source, caseSensitive=t.case_sensitive) for t in terms]
-    )

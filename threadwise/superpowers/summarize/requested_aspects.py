@@ -4,20 +4,12 @@ its organization defined (``CustomAspect``), checked before the request queues."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from threadwise.errors import ServiceError
+
+# Defined with the organization data it is stored as; imported from here by the summarizer.
+from threadwise.organizations.aspects import CustomAspect as CustomAspect
 from threadwise.protocol import BUILT_IN_ASPECTS, ErrorCode
-
-
-@dataclass(frozen=True)
-class CustomAspect:
-    """An aspect an organization defines: what to write, and one worked example."""
-
-    name: str
-    instruction: str
-    example_conversation: str
-    example_answer: str
 
 
 def canonical_aspects(

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from tests.serving.conftest import Clock
+from tests.organizations.conftest import Clock
 from threadwise.db.database import Database
 from threadwise.db.tables import UsageDaily
-from threadwise.serving import usage as usage_module
-from threadwise.serving.usage import (
+from threadwise.organizations import usage as usage_module
+from threadwise.organizations.usage import (
     Counts,
     DayUsage,
     QuotaReached,
@@ -131,7 +131,7 @@ def test_a_failed_flush_keeps_its_counts_for_the_next(
         raise ConnectionError("the database is away")
 
     monkeypatch.setattr(store, "_write", refuse)
-    with caplog.at_level(logging.WARNING, "threadwise.serving.usage"):
+    with caplog.at_level(logging.WARNING, "threadwise.organizations.usage"):
         assert not store.flush()
     assert "kept for the next try" in caplog.text
     add(store, tenant)  # counted meanwhile
@@ -150,7 +150,7 @@ def test_what_waits_is_bounded(
         add(store, tenant, organization=organization)
     assert store.read(tenant, "org-a", *NOVEMBER).total.requests == 2  # a known row grows
     assert store.read(tenant, "org-c", *NOVEMBER).days == ()
-    with caplog.at_level(logging.WARNING, "threadwise.serving.usage"):
+    with caplog.at_level(logging.WARNING, "threadwise.organizations.usage"):
         assert store.flush()
     assert "the usage of 1 requests was not counted" in caplog.text
 
@@ -161,7 +161,7 @@ def test_usage_of_a_tenant_not_in_the_database_is_left_out(
     store = stores[0]
     add(store, "external")  # a token of an external issuer may name one
     add(store, tenant)
-    with caplog.at_level(logging.WARNING, "threadwise.serving.usage"):
+    with caplog.at_level(logging.WARNING, "threadwise.organizations.usage"):
         assert store.flush()
     assert "tenants not in the database was not kept: external" in caplog.text
     assert len(stored(database, tenant)) == 1

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import delete
 
-from tests.serving.conftest import Clock
+from tests.organizations.conftest import Clock
 from threadwise.db.database import Database
 from threadwise.db.tables import Tenant
+from threadwise.organizations.aspects import CustomAspect
+from threadwise.organizations.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.protocol import BUILT_IN_ASPECTS
-from threadwise.serving.policies import OrganizationPolicies, OrganizationPolicy
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 
 TONE = CustomAspect(
     "tone",

@@ -31,6 +31,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from threadwise.db import tables
 from threadwise.db.database import Database
+from threadwise.ttl_cache import TtlCache
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +39,6 @@ FLUSH_SECONDS = 5.0
 # Counts wait in memory per tenant, organization, day and operation: a bound keeps a database
 # that stays down (or a flood of organization ids) from filling memory.
 MAX_PENDING = 100_000
-# Organization ids come from requests: a bound keeps a flood of them from filling memory.
-_MAX_CACHED = 10_000
 _ROWS_PER_STATEMENT = 500
 MAX_DAYS = 366  # that one report covers
 _YYYY_MM_DD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -152,8 +151,6 @@ class UsageStore:
         max_pending: int = MAX_PENDING,
     ) -> None:
         self.database = database
-        self.cache_seconds = cache_seconds
-        self.clock = clock
         self.now = now  # the wall clock that dates requests and months
         self.flush_seconds = flush_seconds
         self.max_pending = max_pending
@@ -161,8 +158,10 @@ class UsageStore:
         self._pending: dict[_Key, Counts] = {}
         self._flushing: dict[_Key, Counts] = {}  # being written now
         self._dropped = 0  # requests not counted since the last flush: the bound was reached
-        # Per (tenant, organization): until when, which month, its characters in the database.
-        self._months: dict[tuple[str, str], tuple[float, date, int]] = {}
+        # Per (tenant, organization): which month, its characters in the database.
+        self._months: TtlCache[tuple[str, str], tuple[date, int]] = TtlCache(
+            cache_seconds, clock=clock
+        )
         self._held: dict[_Month, int] = {}  # characters reserved by requests still running
         # One flush at a time; a read holds it too, so it never sees a flush half done.
         self._flush_lock = threading.Lock()
@@ -264,10 +263,9 @@ class UsageStore:
     async def _stored(self, tenant: str, organization: str, month: date) -> int:
         """The characters of the organization's ``month`` in the database, cached
         ``cache_seconds``."""
-        with self._lock:
-            cached = self._months.get((tenant, organization))
-            if cached is not None and cached[0] > self.clock() and cached[1] == month:
-                return cached[2]
+        cached = self._months.get((tenant, organization))
+        if cached is not None and cached[0] == month:
+            return cached[1]
         return await anyio.to_thread.run_sync(self._read_month, tenant, organization, month)
 
     def _read_month(self, tenant: str, organization: str, month: date) -> int:
@@ -282,19 +280,17 @@ class UsageStore:
                         table.day < next_month(month),
                     )
                 )
-            key = (tenant, organization)
             with self._lock:
-                if key not in self._months and len(self._months) >= _MAX_CACHED:
-                    self._months.pop(next(iter(self._months)))
-                self._months[key] = (self.clock() + self.cache_seconds, month, int(stored or 0))
+                self._months.put((tenant, organization), (month, int(stored or 0)))
                 return int(stored or 0)
 
     def _used_locked(self, tenant: str, organization: str, month: date, stored: int) -> int:
         # A flush may have written counts since ``stored`` was read: they have left the
         # unwritten ones and joined the cached total, which is the one to take then.
-        cached = self._months.get((tenant, organization))
-        if cached is not None and cached[1] == month:
-            stored = cached[2]
+        # Taken even once it has expired: it is the total the flushes have added to.
+        cached = self._months.peek((tenant, organization))
+        if cached is not None and cached[0] == month:
+            stored = cached[1]
         return stored + self._unwritten_locked(tenant, organization, month)
 
     def _unwritten_locked(self, tenant: str, organization: str, month: date) -> int:
@@ -355,13 +351,11 @@ class UsageStore:
             with self._lock:
                 self._flushing = {}
                 for (tenant, organization, day, _), counts in written.items():
-                    cached = self._months.get((tenant, organization))
-                    if cached is not None and cached[1] == month_start(day):
-                        until, month, characters = cached
-                        self._months[tenant, organization] = (
-                            until,
-                            month,
-                            characters + counts.characters,
+                    cached = self._months.peek((tenant, organization))
+                    if cached is not None and cached[0] == month_start(day):
+                        month, characters = cached
+                        self._months.replace(
+                            (tenant, organization), (month, characters + counts.characters)
                         )
             return True
 

@@ -10,32 +10,25 @@ time on the others.
 from __future__ import annotations
 
 import json
-import re
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Final
 
-import anyio.to_thread
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from threadwise.auth.tenancy import tenant_name
 from threadwise.db import tables
 from threadwise.db.database import Database
-from threadwise.protocol import BUILT_IN_ASPECTS, MAX_ID_LENGTH, RedactMode
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.organizations.aspects import CustomAspect, checked_aspect
+from threadwise.organizations.scope import organization_id, require_tenant
+from threadwise.protocol import BUILT_IN_ASPECTS, RedactMode
+from threadwise.ttl_cache import TtlCache
 
 MAX_CUSTOM_ASPECTS = 10
-MAX_INSTRUCTION = 500
-MAX_EXAMPLE_CONVERSATION = 2000
-MAX_EXAMPLE_ANSWER = 500
-_ASPECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
-# Organization ids come from requests: a bound keeps a flood of them from filling memory.
-_MAX_CACHED = 10_000
 
 
 class _Keep(Enum):
@@ -65,31 +58,22 @@ class OrganizationPolicies:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.database = database
-        self.cache_seconds = cache_seconds
-        self.clock = clock
-        self._cache: dict[tuple[str, str], tuple[float, OrganizationPolicy]] = {}
-        self._lock = threading.Lock()
+        self._cache: TtlCache[tuple[str, str], OrganizationPolicy] = TtlCache(
+            cache_seconds, clock=clock
+        )
 
     async def get(self, tenant: str, organization: str) -> OrganizationPolicy:
         """The organization's policy, from the cache when fresh enough."""
-        key = (tenant, organization)
-        with self._lock:
-            cached = self._cache.get(key)
-        if cached is not None and cached[0] > self.clock():
-            return cached[1]
-        policy = await anyio.to_thread.run_sync(self._read, tenant, organization)
-        with self._lock:
-            if key not in self._cache and len(self._cache) >= _MAX_CACHED:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = (self.clock() + self.cache_seconds, policy)
-        return policy
+        return await self._cache.read_through(
+            (tenant, organization), lambda: self._read(tenant, organization)
+        )
 
     # --- management ----------------------------------------------------------------------
 
     def policy(self, tenant: str, organization: str) -> OrganizationPolicy:
-        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        tenant, organization = tenant_name(tenant), organization_id(organization)
         with self.database.session() as session:
-            _require_tenant(session, tenant)
+            require_tenant(session, tenant)
             return _load(session, tenant, organization)
 
     def set_defaults(
@@ -103,13 +87,13 @@ class OrganizationPolicies:
     ) -> OrganizationPolicy:
         """Set the defaults and the quota given; an empty list, ``None``, ``"off"`` or a
         quota of 0 clears one."""
-        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        tenant, organization = tenant_name(tenant), organization_id(organization)
         if isinstance(summary_aspects, str):
             raise ValueError(
                 f"Give the default summary aspects as a list, got {summary_aspects!r}."
             )
         with self.database.session() as session, session.begin():
-            _require_tenant(session, tenant)
+            require_tenant(session, tenant)
             row = session.get(tables.OrganizationSettings, (tenant, organization))
             aspects = _stored_aspects(row.summary_aspects) if row else ()
             mode = _redact_mode(row.redact_personal_data) if row else None
@@ -139,10 +123,10 @@ class OrganizationPolicies:
 
     def put_aspect(self, tenant: str, organization: str, aspect: CustomAspect) -> None:
         """Create the custom aspect, or replace the one of that name."""
-        tenant, organization = tenant_name(tenant), _organization_id(organization)
-        aspect = _checked(aspect)
+        tenant, organization = tenant_name(tenant), organization_id(organization)
+        aspect = checked_aspect(aspect)
         with self.database.session() as session, session.begin():
-            _require_tenant(session, tenant)
+            require_tenant(session, tenant)
             names = session.scalars(_aspect_names(tenant, organization)).all()
             row = session.get(tables.CustomAspect, (tenant, organization, aspect.name))
             if row is None:
@@ -172,9 +156,9 @@ class OrganizationPolicies:
 
     def remove_aspect(self, tenant: str, organization: str, name: str) -> bool:
         """Remove the custom aspect (its name in any case); False if there is none."""
-        tenant, organization = tenant_name(tenant), _organization_id(organization)
+        tenant, organization = tenant_name(tenant), organization_id(organization)
         with self.database.session() as session, session.begin():
-            _require_tenant(session, tenant)
+            require_tenant(session, tenant)
             row = session.scalars(
                 select(tables.CustomAspect).where(
                     tables.CustomAspect.tenant == tenant,
@@ -204,7 +188,7 @@ class OrganizationPolicies:
         with self.database.session() as session:
             if tenant is not None:
                 tenant = tenant_name(tenant)
-                _require_tenant(session, tenant)
+                require_tenant(session, tenant)
                 settings = settings.where(tables.OrganizationSettings.tenant == tenant)
                 aspects = aspects.where(tables.CustomAspect.tenant == tenant)
             pairs = {(row[0], row[1]) for row in session.execute(settings.union(aspects))}
@@ -215,8 +199,7 @@ class OrganizationPolicies:
             return _load(session, tenant, organization)
 
     def _forget(self, tenant: str, organization: str) -> None:
-        with self._lock:
-            self._cache.pop((tenant, organization), None)
+        self._cache.forget((tenant, organization))
 
 
 def _load(session: Session, tenant: str, organization: str) -> OrganizationPolicy:
@@ -248,26 +231,6 @@ def _aspect_names(tenant: str, organization: str) -> Select[str]:
         tables.CustomAspect.tenant == tenant,
         tables.CustomAspect.organization_id == organization,
     )
-
-
-def _require_tenant(session: Session, tenant: str) -> None:
-    if session.get(tables.Tenant, tenant) is None:
-        raise ValueError(
-            f"There is no tenant {tenant!r}; a tenant exists once it has a client "
-            f"(`threadwise clients create --tenant {tenant} --org ORG`)."
-        )
-
-
-def _organization_id(organization: str) -> str:
-    organization = organization.strip()
-    if not organization:
-        raise ValueError("An organization id must not be empty.")
-    if len(organization) > MAX_ID_LENGTH:
-        raise ValueError(
-            f"An organization id has at most {MAX_ID_LENGTH} characters; "
-            f"{organization[:40]!r}… has {len(organization)}."
-        )
-    return organization
 
 
 def _default_aspects(
@@ -314,37 +277,3 @@ def _quota(value: int | None) -> int | None:
             f"{value!r}."
         )
     return value
-
-
-def _checked(aspect: CustomAspect) -> CustomAspect:
-    """``aspect`` with its fields stripped, or ``ValueError`` saying what to fix."""
-    name = aspect.name.strip()
-    if not _ASPECT_NAME.fullmatch(name):
-        raise ValueError(
-            "A custom aspect's name is a letter followed by up to 39 letters, digits, '_' or "
-            f"'-', got {aspect.name!r}."
-        )
-    if name.lower() in {built_in.lower() for built_in in BUILT_IN_ASPECTS}:
-        raise ValueError(
-            f"{name!r} is a built-in aspect ({', '.join(BUILT_IN_ASPECTS)}): give the custom "
-            "one another name."
-        )
-    fields = {
-        "instruction": (aspect.instruction.strip(), MAX_INSTRUCTION),
-        "example conversation": (aspect.example_conversation.strip(), MAX_EXAMPLE_CONVERSATION),
-        "example answer": (aspect.example_answer.strip(), MAX_EXAMPLE_ANSWER),
-    }
-    for label, (text, limit) in fields.items():
-        if not text:
-            raise ValueError(f"A custom aspect's {label} must not be empty.")
-        if len(text) > limit:
-            raise ValueError(
-                f"A custom aspect's {label} has at most {limit} characters, got {len(text)}."
-            )
-    return replace(
-        aspect,
-        name=name,
-        instruction=fields["instruction"][0],
-        example_conversation=fields["example conversation"][0],
-        example_answer=fields["example answer"][0],
-    )

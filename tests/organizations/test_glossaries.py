@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from tests.serving.conftest import Clock
+from tests.organizations.conftest import Clock
 from threadwise.db.database import Database
 from threadwise.db.tables import DoNotTranslateTerm, GlossaryEntry, Tenant
-from threadwise.serving import glossaries
-from threadwise.serving.glossaries import GlossaryStore, OrganizationTerms, UnknownGlossaryError
+from threadwise.organizations import glossaries
+from threadwise.organizations.glossaries import GlossaryStore, OrganizationTerms
+from threadwise.organizations.glossary_rows import UnknownGlossaryError
 from threadwise.text.terms import Glossary, Term
 
 ENTRIES = (Term("ticket", "incidencia"), Term("Optave", "Optave", case_sensitive=True))
