@@ -79,3 +79,18 @@ def test_a_wrong_engine_setting_is_one_sentence_naming_it(
         load_settings()
     assert str(wrong.value).startswith(sentence), str(wrong.value)
     assert "sk-never-shown" not in str(wrong.value)
+
+
+def test_store_cache_seconds_and_its_deprecated_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("THREADWISE_STORE_CACHE_SECONDS", raising=False)
+    monkeypatch.delenv("THREADWISE_CLIENT_CACHE_SECONDS", raising=False)
+    assert load_settings().store_cache_seconds == 5.0
+    # Deployments that set the old name keep their setting.
+    monkeypatch.setenv("THREADWISE_CLIENT_CACHE_SECONDS", "12")
+    assert load_settings().store_cache_seconds == 12.0
+    # The new name wins when both are set.
+    monkeypatch.setenv("THREADWISE_STORE_CACHE_SECONDS", "3")
+    assert load_settings().store_cache_seconds == 3.0
+    monkeypatch.setenv("THREADWISE_CLIENT_CACHE_SECONDS", "-1")
+    with pytest.raises(ConfigurationError, match="THREADWISE_CLIENT_CACHE_SECONDS=-1"):
+        load_settings()
