@@ -1,0 +1,7 @@
+"""``python -m threadwise.cli``: the ``threadwise`` command."""
+
+import sys
+
+from threadwise.cli import main
+
+sys.exit(main())

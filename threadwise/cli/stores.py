@@ -1,0 +1,46 @@
+"""The stores a command opens, closed when it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from threadwise.auth.clients import ClientRegistry
+from threadwise.config import Settings
+from threadwise.db.database import Database
+from threadwise.organizations.glossaries import GlossaryStore
+from threadwise.organizations.policies import OrganizationPolicies
+
+
+@contextmanager
+def database(settings: Settings) -> Iterator[Database]:
+    from threadwise.services import open_database
+
+    opened = open_database(settings)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@contextmanager
+def client_registry(settings: Settings) -> Iterator[ClientRegistry]:
+    from threadwise.services import build_client_registry
+
+    registry = build_client_registry(settings)
+    try:
+        yield registry
+    finally:
+        registry.database.close()
+
+
+@contextmanager
+def organization_policies(settings: Settings) -> Iterator[OrganizationPolicies]:
+    with database(settings) as opened:
+        yield OrganizationPolicies(opened)
+
+
+@contextmanager
+def glossary_store(settings: Settings) -> Iterator[GlossaryStore]:
+    with database(settings) as opened:
+        yield GlossaryStore(opened)
