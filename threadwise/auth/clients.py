@@ -72,15 +72,12 @@ class ClientRegistry:
     ) -> None:
         self.database = database
         self.hasher = hasher
-        self._cache: TtlCache[str, ClientRecord | None] = TtlCache(cache_seconds, clock=clock)
-
-    @property
-    def cache_seconds(self) -> float:
-        return self._cache.seconds
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return self._cache.clock
+        self.cache_seconds = cache_seconds
+        self.clock = clock
+        # Through self.clock, so that the registry's clock stays the one to set.
+        self._cache: TtlCache[str, ClientRecord | None] = TtlCache(
+            cache_seconds, clock=lambda: self.clock()
+        )
 
     # --- management ----------------------------------------------------------------------
 

@@ -1,4 +1,8 @@
-"""The stores a command opens, closed when it ends."""
+"""The stores a command opens, closed when it ends.
+
+``threadwise.services`` is imported when a store is opened, not before: it imports the
+engines, which commands that open no store (``--help``, ``keys``) need not load.
+"""
 
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ from threadwise.cli.output import print_json, print_table, progress
 from threadwise.cli.stores import database
 from threadwise.config import Settings
 from threadwise.organizations.policies import OrganizationPolicies
-from threadwise.organizations.usage import Counts, UsageStore, report_days, utc_day
+from threadwise.organizations.usage import Counts, UsageStore
+from threadwise.organizations.usage_days import report_days, utc_day
 from threadwise.organizations.usage_views import usage_document, usage_quota
 
 

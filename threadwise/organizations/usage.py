@@ -17,7 +17,6 @@ are written and the month's total is read again (``cache_seconds``).
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -31,6 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from threadwise.db import tables
 from threadwise.db.database import Database
+from threadwise.organizations.usage_days import month_start, next_month, utc_day
 from threadwise.ttl_cache import TtlCache
 
 log = logging.getLogger(__name__)
@@ -40,8 +40,6 @@ FLUSH_SECONDS = 5.0
 # that stays down (or a flood of organization ids) from filling memory.
 MAX_PENDING = 100_000
 _ROWS_PER_STATEMENT = 500
-MAX_DAYS = 366  # that one report covers
-_YYYY_MM_DD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 _Key = tuple[str, str, date, str]  # tenant, organization, UTC day, operation
 _Month = tuple[str, str, date]  # tenant, organization, first day of the UTC month
@@ -94,46 +92,6 @@ class QuotaReached:
     """Why ``UsageStore.reserve`` held nothing: the request does not fit the monthly quota."""
 
     used: int  # characters counted this month and held by running requests, without its own
-
-
-def utc_day(when: datetime) -> date:
-    return when.astimezone(UTC).date()
-
-
-def month_start(day: date) -> date:
-    return day.replace(day=1)
-
-
-def next_month(day: date) -> date:
-    """The first day of the month after ``day``'s: when a monthly quota starts again."""
-    if day.month == 12:
-        return date(day.year + 1, 1, 1)
-    return date(day.year, day.month + 1, 1)
-
-
-def report_days(first: str | None, last: str | None, today: date) -> tuple[date, date]:
-    """The days ``from`` and ``to`` name (by default, this month up to ``today``), or
-    ``ValueError`` saying what to fix."""
-    first_day = _day(first, "from") if first is not None else month_start(today)
-    last_day = _day(last, "to") if last is not None else today
-    if last_day < first_day:
-        raise ValueError(f"'to' ({last_day}) is before 'from' ({first_day}): give a later 'to'.")
-    days = (last_day - first_day).days + 1
-    if days > MAX_DAYS:
-        raise ValueError(
-            f"From {first_day} to {last_day} is {days} days, more than the {MAX_DAYS} one report "
-            "covers: bring 'from' and 'to' closer, and ask for the rest in another report."
-        )
-    return first_day, last_day
-
-
-def _day(value: str, name: str) -> date:
-    try:
-        if _YYYY_MM_DD.fullmatch(value):
-            return date.fromisoformat(value)
-    except ValueError:  # 2026-02-30
-        pass
-    raise ValueError(f"'{name}' is a UTC day as YYYY-MM-DD (2026-11-01, say), got {value[:40]!r}.")
 
 
 class UsageStore:

@@ -9,14 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from threadwise.organizations.policies import OrganizationPolicy
-from threadwise.organizations.usage import (
-    Counts,
-    UsageReport,
-    UsageStore,
-    month_start,
-    next_month,
-    utc_day,
-)
+from threadwise.organizations.usage import Counts, UsageReport, UsageStore
+from threadwise.organizations.usage_days import month_start, next_month, utc_day
 
 UsageOperation = Literal["summarize", "translate"]
 

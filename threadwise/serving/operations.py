@@ -28,13 +28,8 @@ from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
 from threadwise.organizations.glossaries import GlossaryStore, OrganizationTerms
 from threadwise.organizations.policies import OrganizationPolicies, OrganizationPolicy
-from threadwise.organizations.usage import (
-    QuotaReached,
-    Reservation,
-    UsageStore,
-    next_month,
-    utc_day,
-)
+from threadwise.organizations.usage import QuotaReached, Reservation, UsageStore
+from threadwise.organizations.usage_days import next_month, utc_day
 from threadwise.payload import character_count, charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.idempotency import Claim, IdempotencyStore

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query
 from threadwise.api.deps import Caller, ServicesDep
 from threadwise.api.openapi import error_responses
 from threadwise.errors import ServiceError
-from threadwise.organizations.usage import report_days, utc_day
+from threadwise.organizations.usage_days import report_days, utc_day
 from threadwise.organizations.usage_views import Usage, usage_document, usage_quota
 from threadwise.protocol import ErrorCode, ErrorEnvelope
 
