@@ -244,8 +244,8 @@ class UsageStore:
 
     def _used_locked(self, tenant: str, organization: str, month: date, stored: int) -> int:
         # A flush may have written counts since ``stored`` was read: they have left the
-        # unwritten ones and joined the cached total, which is the one to take then.
-        # Taken even once it has expired: it is the total the flushes have added to.
+        # unwritten ones and joined the cached total, which is the one to take then (even
+        # once it has expired: it is the total the flushes have added to).
         cached = self._months.peek((tenant, organization))
         if cached is not None and cached[0] == month:
             stored = cached[1]
