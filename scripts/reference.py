@@ -253,12 +253,12 @@ def _argument(action: argparse.Action) -> str:
 
 
 def _argument_help(action: argparse.Action) -> str:
-    text = action.help or ("one of the choices" if action.choices is not None else "")
-    if isinstance(action, argparse._AppendAction):
-        text += " (may be repeated)"
     if isinstance(action, argparse._VersionAction):
-        text = "print the version and exit"
-    return text
+        return "print the version and exit"
+    if not action.help:
+        return "one of the choices" if action.choices is not None else ""
+    # As argparse expands it: "%(default)s" and the like name the action's own values.
+    return action.help % {**vars(action), "prog": "threadwise"}
 
 
 def metrics_page() -> str:
