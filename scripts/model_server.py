@@ -19,7 +19,7 @@ import httpx2
 from threadwise.engines.model_files import PackagedModel
 
 # Qwen2.5-Coder-0.5B-Instruct Q4_K_M: 2-3 times faster than the default model, for tests that
-# check what the engine does, not what the model writes (see ../shared/models.md).
+# check what the engine does, not what the model writes.
 SMALL_MODEL = PackagedModel(
     filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
     size=491_400_064,

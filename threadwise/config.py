@@ -109,173 +109,366 @@ def _profile_names(profiles: dict[str, EngineChoice]) -> dict[str, EngineChoice]
 
 
 class Settings(BaseSettings):
-    """Everything configurable. Environment beats the config file, which beats the defaults."""
+    """Everything configurable. Environment beats the config file, which beats the defaults.
+
+    Each field's ``description`` is its line in docs/reference/settings.md
+    (``python -m scripts.reference`` writes it).
+    """
 
     model_config = SettingsConfigDict(env_prefix="THREADWISE_", extra="ignore")
 
-    host: str = "127.0.0.1"
-    port: int = 8000
-    # The proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or
-    # networks, comma-separated ("10.0.0.0/8"), or "*". Empty: none, and every client is the
-    # address it connects from; uvicorn's own default would trust 127.0.0.1, and so let any
-    # local process name whatever address it likes to the per-address limits.
-    forwarded_allow_ips: str = ""
-    # A request's line and headers must all arrive within this time of its first byte, else
-    # its connection is closed: a client that trickles them cannot hold one for long.
-    header_timeout_seconds: float = Field(default=10.0, gt=0)
-
-    # State (database, keys) lives here; model files live in model_dir so that several
-    # data directories share one copy of the model.
-    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("threadwise")))
-    model_dir: Path = Field(
-        default_factory=lambda: Path(platformdirs.user_cache_dir("threadwise")) / "models"
+    host: str = Field(default="127.0.0.1", description="Address `threadwise serve` listens on.")
+    port: int = Field(default=8000, description="Port `threadwise serve` listens on.")
+    # Empty: none, and every client is the address it connects from; uvicorn's own default
+    # would trust 127.0.0.1, and so let any local process name whatever address it likes to
+    # the per-address limits.
+    forwarded_allow_ips: str = Field(
+        default="",
+        description="The proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: "
+        "addresses or networks, comma-separated (`10.0.0.0/8`), or `*`. Empty: none.",
+    )
+    # A client that trickles its headers cannot hold a connection for long.
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="A request's line and headers must arrive within this time of its first "
+        "byte, else its connection is closed (uvicorn has no such limit).",
     )
 
-    # Language model. Without llm_model_path the packaged default model is joined and verified.
-    llm_model_path: Path | None = None
-    llm_context_size: int = Field(default=4096, ge=512)
-    llm_threads: int = Field(default_factory=_default_threads, ge=1)
-    llm_batch_size: int = Field(default=512, ge=32)
-    # Fewer model threads while the fast translation engines run (they would otherwise slow
-    # every model thread down: llama.cpp's threads wait for each other).
-    llm_share_cores: bool = True
-    # Requests waiting for (or holding) the model; one more gets 503 OVERLOADED at once.
-    llm_queue_size: int = Field(default=8, ge=1)
-    # Have the model write notes (issue, actions with actors, outcome, follow-up) before the
-    # summary. The structured format and conversations longer than the context always do.
-    summary_notes: bool = False
+    # Model files live apart from the state so that several data directories share one copy.
+    data_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_data_dir("threadwise")),
+        description="The service's state (database, signing key). Default: the per-user data "
+        "directory.",
+    )
+    model_dir: Path = Field(
+        default_factory=lambda: Path(platformdirs.user_cache_dir("threadwise")) / "models",
+        description="Joined model files, shared by data directories. Default: `models` in the "
+        "per-user cache directory.",
+    )
 
-    # How the model's queue orders work: "priority" takes translations (short, a user waits)
-    # before summaries, a summary that waited 30 s ranking with new translations; "fifo" in
-    # arrival order.
-    llm_scheduling: Literal["priority", "fifo"] = "priority"
-    # The model's threads run this much nicer than the rest of the process (0-19), so that the
-    # fast engines and the HTTP loop are not slowed by generation on a small machine.
-    llm_nice: int = Field(default=10, ge=0, le=19)
-    # llama.cpp states of long prompts (a conversation already summarized) kept in memory so
-    # that a later prompt extending one is processed only from where it differs; 0: none.
-    llm_prefix_cache_mb: int = Field(default=256, ge=0)
+    llm_model_path: Path | None = Field(
+        default=None,
+        description="A GGUF model to use instead of the packaged default (which is joined from "
+        "its packages and verified).",
+    )
+    llm_context_size: int = Field(
+        default=4096,
+        ge=512,
+        description="The model's context in tokens; longer conversations are summarized in "
+        "parts, never truncated.",
+    )
+    llm_threads: int = Field(
+        default_factory=_default_threads,
+        ge=1,
+        description="Threads of the embedded model. Default: the CPUs this process may use.",
+    )
+    llm_batch_size: int = Field(
+        default=512, ge=32, description="Tokens the embedded model processes in one batch."
+    )
+    # llama.cpp's threads wait for each other, so a busy core slows every model thread.
+    llm_share_cores: bool = Field(
+        default=True,
+        description="The model uses one thread fewer while each fast translation runs.",
+    )
+    llm_queue_size: int = Field(
+        default=8,
+        ge=1,
+        description="Requests of one kind (summaries; translations by the model) waiting for "
+        "or holding the model; one more gets `503 OVERLOADED` at once.",
+    )
+    summary_notes: bool = Field(
+        default=False,
+        description="Have the model write notes (issue, actions, outcome) before the summary: "
+        "about twice the latency. The structured format and conversations longer than the "
+        "context always do.",
+    )
 
-    # A model server instead of the embedded model (any OpenAI-compatible chat completions
-    # API: vLLM, llama.cpp's server, TGI, Ollama, LiteLLM...): its base URL, e.g.
-    # http://127.0.0.1:8080/v1. Unset: the embedded model.
-    llm_url: HttpBase | None = None
-    llm_model: str = ""
-    llm_api_key: SecretStr | None = None
-    llm_concurrency: int = Field(default=4, ge=1, le=1024)
-    llm_server: ServerKind = "auto"
-    # Engines a request's attributes.variant picks by name (case aside): "embedded", or a
-    # server as {"url", "model", "api_key", "concurrency", "server", "context_size"}. Other
-    # variants, and requests without one, get the engine above.
-    engine_profiles: Annotated[dict[str, EngineChoice], AfterValidator(_profile_names)] = {}
-    # After this many connection failures in a row a model server counts as down: requests
-    # fail at once (503) and /readyz says so, until a probe every llm_breaker_seconds finds
-    # it answering again.
-    llm_breaker_failures: int = Field(default=3, ge=1)
-    llm_breaker_seconds: float = Field(default=10.0, gt=0)
+    # Translations are short and a user waits for them; summaries are long.
+    llm_scheduling: Literal["priority", "fifo"] = Field(
+        default="priority",
+        description="How the model's queue orders work: `priority` takes translations before "
+        "waiting summaries (a summary that waited 30 s ranks with new work); `fifo` in arrival "
+        "order.",
+    )
+    # So that the fast engines and the HTTP loop are not slowed by generation on a small
+    # machine; in a container of its own it weighs only against the service's own threads.
+    llm_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="How much nicer than the rest of the process the model's threads run.",
+    )
+    llm_prefix_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Memory for saved llama.cpp states of summarized conversations, reused "
+        "when the thread grows (only its new part is processed); 0: none.",
+    )
 
-    # A summary's deadline, queueing included: fixed when set, else from the request's size
-    # (base + per 1,000 characters, at most the ceiling).
-    request_timeout_seconds: float | None = Field(default=None, gt=0)
-    summary_deadline_base_seconds: float = Field(default=90.0, gt=0)
-    summary_deadline_seconds_per_1000_characters: float = Field(default=20.0, ge=0)
-    request_timeout_ceiling_seconds: float = Field(default=600.0, gt=0)
+    llm_url: HttpBase | None = Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible model server (vLLM, llama.cpp's server, "
+        "TGI, Ollama, LiteLLM…), e.g. `http://vllm:8000/v1`. Unset: the embedded model.",
+    )
+    llm_model: str = Field(
+        default="",
+        description="The `model` asked of the server. Empty: the first one the server lists.",
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None, description="Sent to the model server as a bearer token; never logged."
+    )
+    llm_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=1024,
+        description="Requests in flight to the model server at once (it batches them).",
+    )
+    llm_server: ServerKind = Field(
+        default="auto",
+        description="What the model server is: `llama.cpp`, `vllm`, `llama-cpp-python` or "
+        "`openai`; `auto` asks it.",
+    )
+    engine_profiles: Annotated[dict[str, EngineChoice], AfterValidator(_profile_names)] = Field(
+        default={},
+        description="Engines a request's `attributes.variant` picks by name (case aside): "
+        '`"embedded"`, or a server as `{"url", "model", "api_key", "concurrency", "server", '
+        '"context_size"}`. Other variants, and requests without one, get the default engine.',
+    )
+    llm_breaker_failures: int = Field(
+        default=3,
+        ge=1,
+        description="Connection failures in a row after which a model server counts as down: "
+        "requests fail at once (503) and `/readyz` says so.",
+    )
+    llm_breaker_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How often a model server counted as down is probed.",
+    )
 
-    # Translation. Its deadline (fixed when set, else from its size): a quality engine (the
-    # model) that cannot answer within it gives way to the direction's fast engine.
-    translation_timeout_seconds: float | None = Field(default=None, gt=0)
-    translation_deadline_base_seconds: float = Field(default=20.0, gt=0)
-    translation_deadline_seconds_per_1000_characters: float = Field(default=10.0, ge=0)
-    # Override the measured routing table per direction, e.g. {"en-es": {"quality": "apertium"}}.
-    # Engines: apertium, bergamot, llm, llm+apertium, llm+bergamot (the model post-editing).
-    translation_routes: dict[str, dict[Literal["quality", "fast"], str]] = {}
-    # Threads for the fast engines (Apertium, Bergamot), apart from the model's queue, and
-    # the requests that may wait for or hold them; one more gets 503 OVERLOADED at once.
-    translation_threads: int = Field(default=2, ge=1)
-    translation_queue_size: int = Field(default=32, ge=1)
+    request_timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="A summary's deadline, queueing included. Unset: from the request's size "
+        "(base + per 1,000 characters, at most the ceiling).",
+    )
+    summary_deadline_base_seconds: float = Field(
+        default=90.0, gt=0, description="A summary's deadline from its size: the base."
+    )
+    summary_deadline_seconds_per_1000_characters: float = Field(
+        default=20.0, ge=0, description="A summary's deadline from its size: per 1,000 characters."
+    )
+    request_timeout_ceiling_seconds: float = Field(
+        default=600.0, gt=0, description="A summary's deadline from its size: at most this."
+    )
 
-    # A REST body, or a WebSocket frame (a larger frame closes its socket with 1009).
-    max_body_bytes: int = Field(default=512 * 1024, ge=1024)
-    max_conversations: int = Field(default=50, ge=1)
-    max_messages: int = Field(default=2000, ge=1)
-    max_message_chars: int = Field(default=32_000, ge=1)
+    translation_timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="A translate request's deadline. Unset: from its size. A quality engine "
+        "(the model) that cannot answer within it gives way to the direction's fast engine.",
+    )
+    translation_deadline_base_seconds: float = Field(
+        default=20.0, gt=0, description="A translation's deadline from its size: the base."
+    )
+    translation_deadline_seconds_per_1000_characters: float = Field(
+        default=10.0,
+        ge=0,
+        description="A translation's deadline from its size: per 1,000 characters.",
+    )
+    translation_routes: dict[str, dict[Literal["quality", "fast"], str]] = Field(
+        default={},
+        description='Override the measured routing table per direction, e.g. `{"en-es": '
+        '{"quality": "apertium"}}`. Engines: `apertium`, `bergamot`, `llm`, `llm+apertium`, '
+        "`llm+bergamot`; `fast` only `apertium`, `bergamot` or `none` (never the model).",
+    )
+    translation_threads: int = Field(
+        default=2,
+        ge=1,
+        description="Threads for the fast engines (Apertium, Bergamot), apart from the model's "
+        "queue.",
+    )
+    translation_queue_size: int = Field(
+        default=32,
+        ge=1,
+        description="Requests waiting for or holding the fast engines' threads; one more gets "
+        "`503 OVERLOADED` at once.",
+    )
 
-    # WebSocket (/ and /ws). Requests one socket may have in flight; one more is answered
-    # OVERLOADED at once.
-    websocket_max_in_flight: int = Field(default=32, ge=1)
-    # The server pings every socket this often, and closes one whose pong is this late: idle
-    # sockets stay open through proxies, dead ones are found.
-    websocket_ping_interval_seconds: float = Field(default=20.0, gt=0)
-    websocket_ping_timeout_seconds: float = Field(default=20.0, gt=0)
-    # Replies one socket may have waiting to be sent. Past that its next frame is read only
-    # once the client has read some, and a client that reads none for the ping timeout is
-    # closed (1008): one that sends without reading cannot make the server hold its replies.
-    websocket_max_unsent_replies: int = Field(default=64, ge=1)
-    # At shutdown, how long in-flight WebSocket requests may take to be answered before their
-    # sockets are closed (1001) regardless.
-    websocket_shutdown_seconds: float = Field(default=30.0, ge=0)
+    max_body_bytes: int = Field(
+        default=512 * 1024,
+        ge=1024,
+        description="A REST body or a WebSocket frame (larger: 413, or close 1009).",
+    )
+    max_conversations: int = Field(default=50, ge=1, description="Conversations in a request.")
+    max_messages: int = Field(default=2000, ge=1, description="Messages in a request.")
+    max_message_chars: int = Field(default=32_000, ge=1, description="Characters in one message.")
 
-    # Production refuses the conveniences of local use: a generated signing key and the
-    # first-run development client.
-    production: bool = False
+    websocket_max_in_flight: int = Field(
+        default=32,
+        ge=1,
+        description="Requests one socket may have in flight; one more is answered `OVERLOADED` "
+        "at once.",
+    )
+    # Idle sockets stay open through proxies, dead ones are found.
+    websocket_ping_interval_seconds: float = Field(
+        default=20.0, gt=0, description="How often the server pings every socket."
+    )
+    websocket_ping_timeout_seconds: float = Field(
+        default=20.0,
+        gt=0,
+        description="A socket whose pong is this late is closed (1011).",
+    )
+    # A client that sends without reading cannot make the server hold its replies.
+    websocket_max_unsent_replies: int = Field(
+        default=64,
+        ge=1,
+        description="Replies one socket may have waiting to be sent; past that its frames are "
+        "read only as the client reads, and a client that reads none for the ping timeout is "
+        "closed (1008).",
+    )
+    websocket_shutdown_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="At shutdown, how long requests in flight on sockets may take before their "
+        "sockets are closed (1001) regardless.",
+    )
 
-    # Clients, tenants and the audit log. Default: a SQLite file in data_dir. PostgreSQL:
-    # postgresql://user:password@host/db (psycopg 3 is used whatever driver the URL names).
-    database_url: str | None = None
-    # With it, the tenant is the first label of the Host (acme.example.com → acme); without
-    # it there is one tenant, "default".
-    base_domain: str | None = None
+    production: bool = Field(
+        default=False,
+        description="Refuse the conveniences of local use: a generated signing key and the "
+        "first-run development client.",
+    )
 
-    # Tokens. HS256 with jwt_secret (generated into data_dir outside production), or RS256
-    # with jwt_private_key_file. The key id defaults to a digest of the key.
-    jwt_algorithm: Literal["HS256", "RS256"] = "HS256"
-    jwt_secret: SecretStr | None = None
-    jwt_private_key_file: Path | None = None
-    jwt_key_id: str | None = None
-    jwt_retired_keys: list[RetiredKey] = []
-    jwt_issuer: str = "threadwise"
-    access_token_seconds: int = Field(default=3600, ge=60, le=86_400)
-    jwt_leeway_seconds: float = Field(default=10.0, ge=0, le=300)
-    # Also accept tokens of an external identity provider: its issuer and its JWKS URL.
-    jwt_external_issuer: str | None = None
-    jwt_jwks_url: str | None = None
-    # How long a replica may trust what it read from the database about a client, an
-    # organization's policies and glossaries, and its usage this month: a change (revoking a
-    # client, say) reaches every replica within this time, at once the replica that made it.
-    store_cache_seconds: float = Field(default=5.0, ge=0)
-    # Deprecated: the name store_cache_seconds had before it covered more than clients; still
-    # read when store_cache_seconds is not set.
-    client_cache_seconds: float | None = Field(default=None, ge=0)
+    database_url: str | None = Field(
+        default=None,
+        description="Clients, tenants, organizations' data and the audit log. Unset: a SQLite "
+        "file in the data directory; or `postgresql://user:password@host/db` (psycopg 3 is "
+        "used whatever driver the URL names). Migrated at start-up.",
+    )
+    base_domain: str | None = Field(
+        default=None,
+        description="With it, the tenant is the first label of the Host (`acme.example.com` → "
+        "`acme`); without it there is one tenant, `default`.",
+    )
 
-    # Per-organization limits, unless the client has its own. Shared through Redis when
-    # redis_url is set, else kept in the process.
-    redis_url: str | None = None
-    rate_limit_requests_per_minute: int = Field(default=600, ge=1)
-    rate_limit_characters_per_minute: int = Field(default=2_000_000, ge=1)
-    # Failed token requests allowed per minute, per client id from one address, and per address.
-    token_failures_per_minute_per_client: int = Field(default=10, ge=1)
-    token_failures_per_minute_per_address: int = Field(default=30, ge=1)
+    jwt_algorithm: Literal["HS256", "RS256"] = Field(
+        default="HS256",
+        description="How tokens are signed: HS256 with `jwt_secret`, RS256 with "
+        "`jwt_private_key_file`.",
+    )
+    jwt_secret: SecretStr | None = Field(
+        default=None,
+        description="HS256 secret, at least 32 bytes, the same on every replica. Unset: "
+        "generated into the data directory (refused in production).",
+    )
+    jwt_private_key_file: Path | None = Field(default=None, description="RS256 private key, PEM.")
+    jwt_key_id: str | None = Field(
+        default=None, description="The signing key's id. Unset: a digest of the key."
+    )
+    jwt_retired_keys: list[RetiredKey] = Field(
+        default=[],
+        description='Replaced signing keys whose tokens stay valid until they expire: `[{"kid", '
+        '"retired_at", "secret" or "public_key_file"}]`.',
+    )
+    jwt_issuer: str = Field(default="threadwise", description="The `iss` of issued tokens.")
+    access_token_seconds: int = Field(
+        default=3600, ge=60, le=86_400, description="Lifetime of an issued token."
+    )
+    jwt_leeway_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=300,
+        description="Clock difference allowed when a token's times are checked.",
+    )
+    jwt_external_issuer: str | None = Field(
+        default=None,
+        description="Also accept tokens of this identity provider (claims `aud` = tenant, "
+        "`sub`, `orgs`).",
+    )
+    jwt_jwks_url: str | None = Field(
+        default=None, description="The external identity provider's JWKS URL."
+    )
+    store_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="How long a replica may trust what it read from the database about a "
+        "client, or an organization's policies, glossaries and usage this month (a change, "
+        "such as a revocation, reaches every replica within this time; at once on the replica "
+        "that made it).",
+    )
+    client_cache_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        description="Deprecated: the name `store_cache_seconds` had before it covered more "
+        "than clients; still read when `store_cache_seconds` is not set.",
+    )
 
-    # /metrics requires "Authorization: Bearer <metrics_token>" when this is set; without it,
-    # /metrics answers loopback addresses only.
-    metrics_token: SecretStr | None = None
+    redis_url: str | None = Field(
+        default=None,
+        description="`redis://…`: rate limits, idempotency keys and the result cache shared by "
+        "every replica. Unset: kept in the process.",
+    )
+    rate_limit_requests_per_minute: int = Field(
+        default=600, ge=1, description="Per organization, unless its client has its own."
+    )
+    rate_limit_characters_per_minute: int = Field(
+        default=2_000_000,
+        ge=1,
+        description="Message characters per organization, unless its client has its own; a "
+        "translation counts them once per target language.",
+    )
+    token_failures_per_minute_per_client: int = Field(
+        default=10,
+        ge=1,
+        description="Failed token requests of one client id from one address (IPv6: its /64) "
+        "before 429.",
+    )
+    token_failures_per_minute_per_address: int = Field(
+        default=30,
+        ge=1,
+        description="Failed token requests from one address, whatever the client id, before 429.",
+    )
 
-    # Idempotency-Key (REST) / headers.idempotencyKey (WebSocket): answers kept this long, per
-    # organization; in Redis when redis_url is set, else in the process (at most so many).
-    idempotency_ttl_seconds: float = Field(default=86_400.0, gt=0)
-    idempotency_max_entries: int = Field(default=10_000, ge=1)
-    # Answers kept per organization, keyed by operation, content, languages, settings and
-    # model version; in Redis when redis_url is set, else in the process (at most so many).
-    result_cache_ttl_seconds: float = Field(default=3600.0, ge=0)
-    result_cache_entries: int = Field(default=1000, ge=0)
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="The bearer token `/metrics` then requires, from anywhere. Unset: "
+        "`/metrics` answers loopback addresses only.",
+    )
 
-    # SIGTERM: new work is refused (503), work in flight gets this long to finish.
-    shutdown_grace_seconds: float = Field(default=30.0, ge=0)
-    # One JSON object per log line ("json"), or plain text. Message content is logged only
-    # with log_content (debugging).
-    log_format: Literal["json", "text"] = "json"
-    log_level: str = "INFO"
-    log_content: bool = False
+    idempotency_ttl_seconds: float = Field(
+        default=86_400.0,
+        gt=0,
+        description="How long an answer is kept for its `Idempotency-Key`, per organization "
+        "(in Redis with `redis_url`, else in the process).",
+    )
+    idempotency_max_entries: int = Field(
+        default=10_000, ge=1, description="Idempotency keys kept in the process, at most."
+    )
+    result_cache_ttl_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        description="Answers (and summarized threads) kept per organization, keyed by "
+        "operation, content, languages, settings and model version; 0: no result cache.",
+    )
+    result_cache_entries: int = Field(
+        default=1000, ge=0, description="Answers kept in the process's result cache, at most."
+    )
+
+    shutdown_grace_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="After SIGTERM, how long work in flight may take (new work gets 503).",
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="One JSON object per log line (`json`), or plain `text`."
+    )
+    log_level: str = Field(default="INFO", description="The lowest level logged.")
+    log_content: bool = Field(
+        default=False,
+        description="Let request log lines carry message content (debugging only).",
+    )
 
     @model_validator(mode="after")
     def _deprecated_client_cache_seconds(self) -> Self:

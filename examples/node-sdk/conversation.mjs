@@ -60,7 +60,7 @@ export function requests(transport) {
   ];
 }
 
-// What every completed reply must look like to the SDK (wire-protocol.md §4).
+// What every completed reply must look like to the SDK (docs/protocol/client.md §4).
 export function check(action, requestId, frame) {
   const problems = [];
   if (frame.headers?.correlationId !== requestId) problems.push('headers.correlationId not echoed');

@@ -1,6 +1,6 @@
 // The same conversation as sdk.mjs, over ws: the WebSocket library the official client SDK
 // uses in Node 20, which aborts a handshake whose subprotocol answer is not what it must be.
-// Frames are built as the SDK's buildMessageEnvelope builds them (wire-protocol.md §3).
+// Frames are built as the SDK's buildMessageEnvelope builds them (docs/protocol/client.md §3).
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { check, config, requests } from './conversation.mjs';

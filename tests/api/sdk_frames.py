@@ -1,5 +1,5 @@
 """Frames byte for byte as the official JavaScript client (3.2.3) builds them, from
-``wire-protocol.md`` §3 (``buildMessageEnvelope``, main.js:1039-1072; the default payload,
+``docs/protocol/client.md`` §3 (``buildMessageEnvelope``, main.js:1039-1072; the default payload,
 main.js:65-183): the caller's params deep-merged over the default skeleton (arrays replaced,
 ``attributes.variant`` upper-cased), wrapped with the SDK's headers in its order, serialized as
 ``JSON.stringify`` does."""

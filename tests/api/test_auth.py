@@ -1,5 +1,5 @@
 """Who gets past the gate: the full matrix of bad tokens, organizations and tenants, each with
-its status and code (decisions.md §2, §3, §7), on SQLite and on PostgreSQL."""
+its status and code (docs/protocol/interface.md §2, §3, §7), on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 

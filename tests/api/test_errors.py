@@ -1,4 +1,4 @@
-"""Every error case of decisions.md §7 that applies to REST, through the real app."""
+"""Every error case of docs/protocol/interface.md §7 that applies to REST, through the real app."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """POST /auth/oauth2/token as the official client and other OAuth2 clients call it
-(wire-protocol.md §1, decisions.md §3)."""
+(docs/protocol/client.md §1, docs/protocol/interface.md §3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The WebSocket endpoint on a real socket: uvicorn on 127.0.0.1, as ``threadwise serve`` runs
-it, and clients speaking the official client's protocol (``wire-protocol.md``).
+it, and clients speaking the official client's protocol (``docs/protocol/client.md``).
 
 Most requests are fast-tier translations (milliseconds); a few run the real model: an SDK
 summarize frame, streaming, and a cancel during generation. Requests that must stay in flight

@@ -1,4 +1,4 @@
-"""Read client credentials the three ways clients send them (`wire-protocol.md` §1).
+"""Read client credentials the three ways clients send them (`docs/protocol/client.md` §1).
 
 The official client puts them in the query string with an empty form body; others send a
 form body or HTTP Basic. Each parameter may come once (RFC 6749 §3.2), and a client uses one

@@ -1,8 +1,8 @@
 """The OAuth2 client-credentials grant behind ``POST /auth/oauth2/token``.
 
-Errors are OAuth2's own JSON (`decisions.md` §3), not the superpower error envelope. Every
-answer about a client, wrong secret, unknown id, revoked or another tenant's, is the same
-``invalid_client``: only the audit log tells them apart.
+Errors are OAuth2's own JSON (`docs/protocol/interface.md` §3), not the superpower error
+envelope. Every answer about a client, wrong secret, unknown id, revoked or another tenant's,
+is the same ``invalid_client``: only the audit log tells them apart.
 
 Failed attempts are limited per client id from one address, and per address, as OAuth
 servers do: a guesser is stopped (past the limit even the right secret waits, so guessing
@@ -85,7 +85,8 @@ class TokenResponse:
     scope: str
 
     def body(self) -> dict[str, Any]:
-        # `token` repeats `access_token` for clients that read that name (decisions.md §3).
+        # `token` repeats `access_token` for clients that read that name
+        # (docs/protocol/interface.md §3).
         return {
             "access_token": self.access_token,
             "token_type": "Bearer",

@@ -1,4 +1,5 @@
-"""Tenants: which one a Host names (`decisions.md` §2), and which names a tenant may have."""
+"""Tenants: which one a Host names (`docs/protocol/interface.md` §2), and which names a
+tenant may have."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Signed JWT access tokens: issuing them, and checking one down to its claims.
 
-Claims (`decisions.md` §3): ``iss``, ``aud`` (the tenant), ``sub`` (the client id), ``orgs``,
-``scope``, ``iat``, ``exp`` and ``jti``. A key verifies only tokens of its own algorithm, so
-``alg: none`` and HS256/RS256 confusion never reach a signature check. Times (``exp``,
-``iat``, ``nbf``) are checked against the verifier's clock, not the library's.
+Claims (`docs/protocol/interface.md` §3): ``iss``, ``aud`` (the tenant), ``sub`` (the client
+id), ``orgs``, ``scope``, ``iat``, ``exp`` and ``jti``. A key verifies only tokens of its own
+algorithm, so ``alg: none`` and HS256/RS256 confusion never reach a signature check. Times
+(``exp``, ``iat``, ``nbf``) are checked against the verifier's clock, not the library's.
 """
 
 from __future__ import annotations

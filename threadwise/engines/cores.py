@@ -2,7 +2,7 @@
 
 llama.cpp splits each decode across its threads and waits for the slowest: when any other
 work holds a core (the fast translation engines, their Apertium processes), two model threads
-run 6-8x slower than one (measured, shared/models.md). So the model asks before each decode
+run 6-8x slower than one (measured on a 2-core machine). So the model asks before each decode
 call, and takes every configured thread only while nothing else of the service is running.
 """
 

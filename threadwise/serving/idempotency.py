@@ -1,5 +1,5 @@
-"""Idempotency keys (`decisions.md` §10): a repeated key from the same organization gets the
-first request's answer, without the work being done twice.
+"""Idempotency keys (`docs/protocol/interface.md` §10): a repeated key from the same
+organization gets the first request's answer, without the work being done twice.
 
 A key is claimed before the work starts. A second request with the key waits while the first
 runs, then gets its answer; if the first gave up (cancelled, or a retryable error such as
