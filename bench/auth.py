@@ -79,10 +79,13 @@ async def bench(auth: AuthServices, grants: int, mints: int, checks: int) -> Non
     principal = await gate.authenticate(token, "127.0.0.1:8000")
 
     async def admit() -> None:
+        gate.authorize(principal, org)
         await gate.admit(principal, org, 2000)
 
     async def whole() -> None:
-        await gate.admit(await gate.authenticate(token, "127.0.0.1:8000"), org, 2000)
+        caller = await gate.authenticate(token, "127.0.0.1:8000")
+        gate.authorize(caller, org)
+        await gate.admit(caller, org, 2000)
 
     rows = [
         ("signature and claims (PyJWT)", verify),

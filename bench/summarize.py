@@ -200,7 +200,7 @@ def serving(services: Services) -> Iterator[int]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = uvicorn.Config(
-        create_app(services, manage_services=False),
+        create_app(services.serving_context()),
         host="127.0.0.1",
         port=port,
         log_level="warning",

@@ -304,7 +304,7 @@ def openapi_document() -> str:
         settings = Settings(data_dir=Path(data_dir), llm_url="http://127.0.0.1:9/v1")
         services = build_services(settings)
         try:
-            document = create_app(services, manage_services=False).openapi()
+            document = create_app(services.serving_context()).openapi()
         finally:
             services.close()
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

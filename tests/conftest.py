@@ -67,7 +67,7 @@ def signed_in(
     if unlimited:
         limits = {"requests_per_minute": 1_000_000, "characters_per_minute": 1_000_000_000}
     registered = services.auth.clients.create("default", organizations, name, **limits)
-    app = create_app(services, manage_services=False)
+    app = create_app(services.serving_context())
     with TestClient(app, **client) as http:
         response = http.post(
             "/auth/oauth2/token",
@@ -104,7 +104,7 @@ class LiveServer:
 @contextmanager
 def serving(services: Services, settings: Settings) -> Iterator[Server]:
     """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
-    app = create_app(services, manage_services=False)
+    app = create_app(services.serving_context())
     server = build_server(
         app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
     )

@@ -122,7 +122,7 @@ def test_a_real_servers_logs_hold_no_secret_or_token(tmp_path: Path, style: str)
         client_id, secret = client.client.client_id, client.client_secret
         server = uvicorn.Server(
             uvicorn.Config(
-                create_app(stack.services, manage_services=False),
+                create_app(stack.services.serving_context()),
                 host="127.0.0.1",
                 port=0,
                 log_config=config,

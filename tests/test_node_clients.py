@@ -57,7 +57,7 @@ def test_node_ws_client_both_transports_many_in_flight(live_server: LiveServer) 
 @pytest.mark.skipif(
     not SDK_PACKAGE.is_dir(),
     reason="@optave/client-sdk 3.2.3 is not on the npm registry this machine reaches; "
-    "tests/api/test_websocket.py sends its frames byte for byte instead",
+    "tests/api/socket/test_frames.py sends its frames byte for byte instead",
 )
 def test_official_sdk_both_transports_many_in_flight(live_server: LiveServer) -> None:
     output = run("sdk.mjs", live_server.url, live_server.client_id, live_server.client_secret)

@@ -40,11 +40,14 @@ from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.organizations.usage import UsageStore
 from threadwise.payload import PayloadLimits
+from threadwise.serving.admission import Admission
+from threadwise.serving.context import ServingContext
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
     RedisIdempotencyStore,
 )
+from threadwise.serving.languages import languages_document
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
 from threadwise.serving.redaction import Redactor
@@ -256,11 +259,33 @@ class Services:
         )
 
     @property
+    def engine_name(self) -> str:
+        """The default engine's name."""
+        return self.engine.name
+
+    @property
     def load_error(self) -> BaseException | None:
         for loading in self._loading:
             if loading.done() and loading.exception() is not None:
                 return loading.exception()
         return None
+
+    def serving_context(self) -> ServingContext:
+        """What the transports use of these services (``threadwise.api`` sees no more)."""
+        return ServingContext(
+            settings=self.settings,
+            gate=self.auth.gate,
+            grant=self.auth.grant,
+            admission=Admission(self.auth.gate, self.limits),
+            operations=self.operations,
+            lifecycle=self.lifecycle,
+            metrics=self.metrics,
+            readiness=self,
+            policies=self.policies,
+            glossaries=self.glossaries,
+            usage=self.usage,
+            languages=functools.partial(languages_document, self.translator.router),
+        )
 
     def close(self) -> None:
         for model in self.models.values():

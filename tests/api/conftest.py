@@ -29,5 +29,5 @@ def engineless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 @pytest.fixture(scope="module")
 def pages(engineless: Services) -> Iterator[TestClient]:
     """The app with no engines loaded and no token: for the pages and files anyone may read."""
-    with TestClient(create_app(engineless, manage_services=False)) as client:
+    with TestClient(create_app(engineless.serving_context())) as client:
         yield client

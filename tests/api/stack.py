@@ -88,7 +88,7 @@ def auth_stack(data_dir: Path, **settings: Any) -> Iterator[AuthStack]:
     settings.setdefault("token_failures_per_minute_per_address", 100_000)
     services = build_services(model_free_settings(data_dir, **settings))
     try:
-        app = create_app(services, manage_services=False)
+        app = create_app(services.serving_context())
         with TestClient(app, base_url=f"http://{host('acme')}") as http:
             yield AuthStack(services, http)
     finally:

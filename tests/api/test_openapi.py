@@ -39,7 +39,7 @@ SCHEMA_VALUES = ("items", "additionalProperties", "not", "if", "then", "else", "
 def document(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     services = build_services(model_free_settings(tmp_path_factory.mktemp("openapi")))
     try:
-        with TestClient(create_app(services, manage_services=False)) as http:
+        with TestClient(create_app(services.serving_context())) as http:
             response = http.get("/openapi.json")
             assert response.status_code == 200
             yield response.json()

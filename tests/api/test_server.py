@@ -65,10 +65,10 @@ def test_uvicorns_own_variable_is_refused_rather_than_ignored(
     services = build_services(settings)
     try:
         with pytest.raises(ConfigurationError, match="THREADWISE_FORWARDED_ALLOW_IPS"):
-            build_server(create_app(services, manage_services=False), settings, "127.0.0.1", 0)
+            build_server(create_app(services.serving_context()), settings, "127.0.0.1", 0)
         monkeypatch.setenv("THREADWISE_FORWARDED_ALLOW_IPS", "10.0.0.0/8")
         configured = model_free_settings(tmp_path)
-        server = build_server(create_app(services, manage_services=False), configured, "::1", 0)
+        server = build_server(create_app(services.serving_context()), configured, "::1", 0)
         assert server.config.forwarded_allow_ips == "10.0.0.0/8"
     finally:
         services.close()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
-from threadwise.api import websocket
 from threadwise.api.errors import install_error_handlers
 from threadwise.api.openapi import openapi_document
 from threadwise.api.records import RequestRecords
@@ -17,14 +16,16 @@ from threadwise.api.routes import (
     auth,
     docs,
     glossaries,
+    health,
     languages,
     metrics,
-    operations,
     playground,
     superpowers,
     usage,
 )
-from threadwise.services import Services
+from threadwise.api.socket import endpoint
+from threadwise.api.socket.registry import SocketRegistry
+from threadwise.serving.context import ServingContext
 
 
 class InterfaceVersionHeader:
@@ -48,20 +49,26 @@ class InterfaceVersionHeader:
         await self.app(scope, receive, send_with_header)
 
 
-def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
-    """The app serving ``services``; with ``manage_services`` it starts and closes them."""
+def create_app(
+    serving: ServingContext,
+    *,
+    start: Callable[[], None] | None = None,
+    close: Callable[[], None] | None = None,
+) -> FastAPI:
+    """The app for ``serving``; ``start`` and ``close`` (the services behind it) are called
+    as it starts and stops, when given."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if manage_services:
-            services.start()
+        if start is not None:
+            start()
         try:
             yield
         finally:
             # Under `threadwise serve` the sockets are closed before this (api/server.py).
-            await sockets.close_all(services.settings.websocket_shutdown_seconds)
-            if manage_services:
-                services.close()
+            await sockets.close_all(serving.settings.websocket_shutdown_seconds)
+            if close is not None:
+                close()
 
     app = FastAPI(
         title="threadwise",
@@ -75,12 +82,12 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
         # the Host header, which any client sets: a path is answered as it is written.
         redirect_slashes=False,
     )
-    sockets = websocket.SocketRegistry()
-    app.state.services = services
+    sockets = SocketRegistry()
+    app.state.serving = serving
     app.state.sockets = sockets
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     install_error_handlers(app)
-    app.include_router(operations.router)
+    app.include_router(health.router)
     app.include_router(docs.router)
     app.include_router(playground.router)
     app.include_router(auth.router)
@@ -89,7 +96,7 @@ def create_app(services: Services, *, manage_services: bool = True) -> FastAPI:
     app.include_router(glossaries.router)
     app.include_router(usage.router)
     app.include_router(metrics.router)
-    app.add_middleware(RequestRecords, services=services)
-    app.include_router(websocket.router)
+    app.add_middleware(RequestRecords, serving=serving)
+    app.include_router(endpoint.router)
     app.add_middleware(InterfaceVersionHeader)
     return app

@@ -11,18 +11,22 @@ from fastapi import Request
 from pydantic import BaseModel
 
 from threadwise.errors import ServiceError
-from threadwise.payload import PayloadLimits, decode_json, json_object, parse_message_body, validate
+from threadwise.payload import decode_json, json_object, validate
 from threadwise.protocol import ErrorCode, MessageBody
 
 M = TypeVar("M", bound=BaseModel)
 
 
-async def read_message_body(request: Request, max_bytes: int, limits: PayloadLimits) -> MessageBody:
+async def read_message_body(request: Request, max_bytes: int) -> MessageBody:
+    """The body as a ``MessageBody``; admission checks its payload limits."""
     raw = await _read_limited(
         request, max_bytes, "Send fewer or shorter conversations per request."
     )
     data = decode_json(raw, "The body", "Send UTF-8 JSON: an object with 'session' and 'request'.")
-    return parse_message_body(data, limits)
+    return validate(
+        MessageBody,
+        json_object(data, "The body must be a JSON object with 'session' and 'request'"),
+    )
 
 
 async def read_model(request: Request, model: type[M], max_bytes: int, smaller: str) -> M:

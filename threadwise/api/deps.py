@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request, Security
@@ -13,18 +13,18 @@ from pydantic import BaseModel
 from threadwise.api.body import read_message_body, read_model
 from threadwise.api.records import record_of
 from threadwise.auth.gate import Principal, bearer_token, check_metrics_access
-from threadwise.payload import charged_characters
-from threadwise.protocol import MessageBody
-from threadwise.services import Services
+from threadwise.serving.admission import Admitted
+from threadwise.serving.context import ServingContext
+from threadwise.serving.operations import Operation
 
 
-async def get_services(request: Request) -> Services:
+async def get_serving(request: Request) -> ServingContext:
     """Async, as every dependency here: FastAPI runs a plain function in a worker thread."""
-    services: Services = request.app.state.services
-    return services
+    serving: ServingContext = request.app.state.serving
+    return serving
 
 
-ServicesDep = Annotated[Services, Depends(get_services)]
+ServingDep = Annotated[ServingContext, Depends(get_serving)]
 
 
 class AuthorizationHeader(SecurityBase):
@@ -43,12 +43,12 @@ _authorization = AuthorizationHeader()
 
 async def get_principal(
     request: Request,
-    services: ServicesDep,
+    serving: ServingDep,
     authorization: Annotated[str | None, Security(_authorization)],
 ) -> Principal:
     """Who calls: 401 here, before the body is read or any work is done."""
     token = bearer_token(authorization)
-    return await services.auth.gate.authenticate(token, request.headers.get("host"))
+    return await serving.gate.authenticate(token, request.headers.get("host"))
 
 
 Caller = Annotated[Principal, Depends(get_principal)]
@@ -67,46 +67,40 @@ def json_body(model: type[M], max_bytes: int, smaller: str) -> Any:
     return Depends(read)
 
 
-@dataclass(frozen=True)
-class Admitted:
-    """A superpower request let in: who sent it, its body, and the services to answer it."""
-
-    services: Services
-    caller: Principal
-    body: MessageBody
-
-
-async def get_admitted(
-    request: Request, authorization: Annotated[str | None, Security(_authorization)]
-) -> Admitted:
-    """The caller (401 before the body is read or any work is done), then the body, once its
-    organization is the caller's and within its rate limits. One dependency rather than a
+def admitted(operation: Operation) -> Callable[..., Awaitable[Admitted]]:
+    """The dependency of ``POST /message/<operation>``: its request let in by the one
+    admission of every transport (``serving/admission.py``). One dependency rather than a
     tree of them: FastAPI's dependency solving costs more than the rest of a fast request's
     bookkeeping."""
-    services: Services = request.app.state.services
-    caller = await services.auth.gate.authenticate(
-        bearer_token(authorization), request.headers.get("host")
-    )
-    body = await read_message_body(request, services.settings.max_body_bytes, services.limits)
-    organization = body.request.context.organizationId
-    services.auth.gate.authorize(caller, organization)
-    record_of(request).organization = organization  # rate-limited ones are counted by it
-    action = request.url.path.rpartition("/")[2]  # /message/<action>
-    await services.auth.gate.admit(caller, organization, charged_characters(body, action))
-    return Admitted(services, caller, body)
+
+    async def admit(
+        request: Request, authorization: Annotated[str | None, Security(_authorization)]
+    ) -> Admitted:
+        serving: ServingContext = request.app.state.serving
+        max_bytes = serving.settings.max_body_bytes
+        return await serving.admission.admit(
+            operation,
+            bearer_token(authorization),
+            request.headers.get("host"),
+            lambda: read_message_body(request, max_bytes),
+            record_of(request),
+        )
+
+    return admit
 
 
-AdmittedRequest = Annotated[Admitted, Depends(get_admitted)]
+AdmittedSummarize = Annotated[Admitted, Depends(admitted("summarize"))]
+AdmittedTranslate = Annotated[Admitted, Depends(admitted("translate"))]
 
 
 async def require_metrics_access(
     request: Request,
-    services: ServicesDep,
+    serving: ServingDep,
     authorization: Annotated[str | None, Security(_authorization)],
 ) -> None:
     """For ``/metrics``: its own token when THREADWISE_METRICS_TOKEN is set, else only from
     this machine."""
-    configured = services.settings.metrics_token
+    configured = serving.settings.metrics_token
     check_metrics_access(
         authorization,
         configured.get_secret_value() if configured else None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from threadwise.services import Services
+from threadwise.serving.context import ServingContext
 from threadwise.serving.records import RequestRecord
 
 CORRELATION_HEADERS = ("x-correlation-id", "x-request-id")
@@ -16,9 +16,9 @@ class RequestRecords:
     """For ``/message/…``: a record in ``request.state.record``; the correlation and trace
     IDs echoed as response headers."""
 
-    def __init__(self, app: ASGIApp, services: Services) -> None:
+    def __init__(self, app: ASGIApp, serving: ServingContext) -> None:
         self.app = app
-        self.services = services
+        self.serving = serving
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/message/"):
@@ -51,8 +51,8 @@ class RequestRecords:
                 record.code = "PROCESSING_FAILED"
             raise
         finally:
-            settings = self.services.settings
-            record.finish(self.services.metrics, log_content=settings.log_content)
+            serving = self.serving
+            record.finish(serving.metrics, log_content=serving.settings.log_content)
 
 
 def record_of(request: Request) -> RequestRecord:

@@ -22,7 +22,7 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from threadwise.api.websocket import SocketRegistry
+from threadwise.api.socket.registry import SocketRegistry
 from threadwise.config import ConfigurationError, Settings
 from threadwise.logs import log_config
 from threadwise.serving.lifecycle import Lifecycle
@@ -154,6 +154,6 @@ def build_server(app: FastAPI, settings: Settings, host: str, port: int, **confi
         uvicorn.Config(app, **options),
         app.state.sockets,
         settings.websocket_shutdown_seconds,
-        app.state.services.lifecycle,
+        app.state.serving.lifecycle,
         settings.shutdown_grace_seconds,
     )

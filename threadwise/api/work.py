@@ -14,12 +14,13 @@ from typing import Any, TypeVar
 
 from fastapi import Request
 
-from threadwise.api.deps import Admitted
 from threadwise.api.records import record_of
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+from threadwise.serving.admission import Admitted
+from threadwise.serving.context import ServingContext
 from threadwise.serving.idempotency import check_key
-from threadwise.serving.operations import Operation, Results
+from threadwise.serving.operations import Results
 
 log = logging.getLogger("threadwise.api")
 
@@ -32,16 +33,17 @@ class ClientGone(Exception):
     """The client closed the connection before its answer was ready."""
 
 
-async def run_operation(request: Request, admitted: Admitted, operation: Operation) -> Results:
+async def run_operation(request: Request, admitted: Admitted) -> Results:
     key = request.headers.get(IDEMPOTENCY_HEADER)
     record = record_of(request)
-    body = admitted.body
-    work = admitted.services.operations.run(
-        operation,
-        body,
+    serving: ServingContext = request.app.state.serving
+    work = serving.operations.run(
+        admitted.operation,
+        admitted.body,
         tenant=admitted.caller.claims.tenant,
         record=record,
         idempotency_key=check_key(key, f"The {IDEMPOTENCY_HEADER} header") if key else None,
+        charged=admitted.characters,
     )
     try:
         return await while_connected(request, work)

@@ -1,7 +1,8 @@
 """The one place where a request is let in or refused, whatever its transport.
 
-REST calls it through a FastAPI dependency; the WebSocket endpoint calls ``authenticate`` at
-the upgrade (401 before the socket opens) and both methods again for every message.
+Every superpower request goes through ``authenticate``, ``authorize`` and ``admit``, in that
+order, in ``threadwise.serving.admission``; the WebSocket endpoint also calls ``authenticate``
+at the upgrade (401 before the socket opens).
 """
 
 from __future__ import annotations
@@ -116,9 +117,9 @@ class Gatekeeper:
             )
 
     async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
-        """Let one request of ``characters`` characters act for ``organization_id``, or refuse
-        it: ``FORBIDDEN_ORGANIZATION``, or ``RATE_LIMITED`` with the seconds to wait."""
-        self.authorize(principal, organization_id)
+        """Let one request of ``characters`` characters in for ``organization_id``, which
+        ``authorize`` has let the caller act for, or refuse it: ``RATE_LIMITED`` with the
+        seconds to wait."""
         limits = principal.limits
         # Keyed by tenant and organization: one organization's traffic never uses up
         # another's limits, whichever client sends it.

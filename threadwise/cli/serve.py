@@ -34,7 +34,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if first_client is not None:
         print(first_run_instructions(first_client, host, port, settings.base_domain), flush=True)
     progress(f"serving on http://{host}:{port} (model loads in the background; see /readyz)")
-    build_server(create_app(services), settings, host, port).run()
+    app = create_app(services.serving_context(), start=services.start, close=services.close)
+    build_server(app, settings, host, port).run()
     return 0
 
 

@@ -92,6 +92,7 @@ class Operations:
         record: RequestRecord,
         idempotency_key: str | None = None,
         on_partial: Callable[[str], None] | None = None,
+        charged: int | None = None,
     ) -> Results:
         """Answer ``body`` for the caller's ``tenant``, under its organization's policies;
         tenant and organization keep caches and keys apart. ``on_partial`` gets a summary's
@@ -101,7 +102,8 @@ class Operations:
         A request answered counts in its organization's usage: one request, its message
         characters (a translation's once per target language, as the character rate limit
         counts them) and the model tokens its work spent, which are none for an answer from
-        the result cache. Its characters are held against the monthly quota while it runs. A
+        the result cache. Its characters (``charged``, as admission counted them) are held
+        against the monthly quota while it runs. A
         failed request counts nothing, nor does the answer of an earlier request with the key
         (it was counted then), which is given even once the quota is spent."""
         organization = body.request.context.organizationId
@@ -110,7 +112,7 @@ class Operations:
         record.organization = organization
         record.messages = sum(len(c.messages) for c in body.request.scope.conversations)
         record.characters = character_count(body)
-        characters = charged_characters(body, operation)
+        characters = charged_characters(body, operation) if charged is None else charged
         # The request as it came: a policy's defaults or redaction must not make two
         # different requests (say, two e-mail addresses) one.
         fingerprint = digest({"operation": operation, "body": canonical_body(body)})

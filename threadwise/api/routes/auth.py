@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from threadwise.api.deps import ServicesDep
+from threadwise.api.deps import ServingDep
 from threadwise.api.oauth import read_client_credentials
 
 router = APIRouter(tags=["auth"])
@@ -82,11 +82,11 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 @router.post(
     "/auth/oauth2/token", response_model=Token, responses=_RESPONSES, openapi_extra=_PARAMETERS
 )
-async def token(request: Request, services: ServicesDep) -> JSONResponse:
+async def token(request: Request, serving: ServingDep) -> JSONResponse:
     """Exchange ``client_id`` and ``client_secret`` (query string, form body or HTTP Basic)
     with ``grant_type=client_credentials`` for a bearer token. Each parameter comes once:
     in the query string or in the form body, not in both."""
     credentials = await read_client_credentials(request)
     address = request.client.host if request.client else None
-    issued = await services.auth.grant.issue(credentials, request.headers.get("host"), address)
+    issued = await serving.grant.issue(credentials, request.headers.get("host"), address)
     return JSONResponse(issued.body(), headers=NO_STORE)

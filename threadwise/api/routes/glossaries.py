@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from threadwise.api.deps import Caller, ServicesDep, json_body
+from threadwise.api.deps import Caller, ServingDep, json_body
 from threadwise.api.openapi import error_responses, request_body
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
@@ -30,7 +30,7 @@ from threadwise.organizations.glossary_views import (
     glossary_list,
 )
 from threadwise.protocol import ErrorCode, ErrorEnvelope
-from threadwise.services import Services
+from threadwise.serving.context import ServingContext
 from threadwise.text.languages import TRANSLATION_LANGUAGES
 from threadwise.text.terms import Term
 
@@ -122,11 +122,11 @@ DoNotTranslateBody = Annotated[
 
 @router.get("/do-not-translate", responses=_ERRORS)
 async def list_do_not_translate(
-    organization: OrganizationId, caller: Caller, services: ServicesDep
+    organization: OrganizationId, caller: Caller, serving: ServingDep
 ) -> DoNotTranslateTerms:
     """The organization's do-not-translate terms."""
-    tenant = _acting_for(caller, services, organization)
-    terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
+    tenant = _acting_for(caller, serving, organization)
+    terms = await _stored(serving.glossaries.do_not_translate, tenant, organization)
     return do_not_translate_terms(terms)
 
 
@@ -136,14 +136,14 @@ async def list_do_not_translate(
     openapi_extra=request_body(DoNotTranslateRequest),
 )
 async def set_do_not_translate(
-    body: DoNotTranslateBody, caller: Caller, services: ServicesDep
+    body: DoNotTranslateBody, caller: Caller, serving: ServingDep
 ) -> DoNotTranslateTerms:
     """Replace the organization's do-not-translate terms (an empty list removes them all)."""
     organization = body.organizationId
-    tenant = _acting_for(caller, services, organization)
+    tenant = _acting_for(caller, serving, organization)
     wanted = [Term(term.term, term.term, term.caseSensitive) for term in body.terms]
-    await _stored(services.glossaries.set_do_not_translate, tenant, organization, wanted)
-    terms = await _stored(services.glossaries.do_not_translate, tenant, organization)
+    await _stored(serving.glossaries.set_do_not_translate, tenant, organization, wanted)
+    terms = await _stored(serving.glossaries.do_not_translate, tenant, organization)
     return do_not_translate_terms(terms)
 
 
@@ -151,33 +151,31 @@ async def set_do_not_translate(
     "", status_code=201, responses=_BODY_ERRORS, openapi_extra=request_body(GlossaryRequest)
 )
 async def create_glossary(
-    body: GlossaryBody, caller: Caller, services: ServicesDep
+    body: GlossaryBody, caller: Caller, serving: ServingDep
 ) -> GlossaryDetail:
     """Create a glossary for one language pair."""
-    tenant = _acting_for(caller, services, body.organizationId)
-    glossary = await _stored(
-        services.glossaries.create, tenant, body.organizationId, *_fields(body)
-    )
+    tenant = _acting_for(caller, serving, body.organizationId)
+    glossary = await _stored(serving.glossaries.create, tenant, body.organizationId, *_fields(body))
     return glossary_detail(glossary)
 
 
 @router.get("", responses=_ERRORS)
 async def list_glossaries(
-    organization: OrganizationId, caller: Caller, services: ServicesDep
+    organization: OrganizationId, caller: Caller, serving: ServingDep
 ) -> Glossaries:
     """The organization's glossaries, without their entries."""
-    tenant = _acting_for(caller, services, organization)
-    found = await _stored(services.glossaries.list, tenant, organization)
+    tenant = _acting_for(caller, serving, organization)
+    found = await _stored(serving.glossaries.list, tenant, organization)
     return glossary_list(found)
 
 
 @router.get("/{glossaryId}", responses=_ERRORS_OF_ONE)
 async def get_glossary(
-    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, services: ServicesDep
+    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, serving: ServingDep
 ) -> GlossaryDetail:
     """A glossary, with its entries."""
-    tenant = _acting_for(caller, services, organization)
-    glossary = await _stored(services.glossaries.get, tenant, organization, glossary_id)
+    tenant = _acting_for(caller, serving, organization)
+    glossary = await _stored(serving.glossaries.get, tenant, organization, glossary_id)
     return glossary_detail(glossary)
 
 
@@ -187,29 +185,29 @@ async def get_glossary(
     openapi_extra=request_body(GlossaryRequest),
 )
 async def replace_glossary(
-    glossary_id: GlossaryId, body: GlossaryBody, caller: Caller, services: ServicesDep
+    glossary_id: GlossaryId, body: GlossaryBody, caller: Caller, serving: ServingDep
 ) -> GlossaryDetail:
     """Replace a glossary's name, languages, entries and default; its id stays."""
-    tenant = _acting_for(caller, services, body.organizationId)
+    tenant = _acting_for(caller, serving, body.organizationId)
     glossary = await _stored(
-        services.glossaries.replace, tenant, body.organizationId, glossary_id, *_fields(body)
+        serving.glossaries.replace, tenant, body.organizationId, glossary_id, *_fields(body)
     )
     return glossary_detail(glossary)
 
 
 @router.delete("/{glossaryId}", status_code=204, response_class=Response, responses=_ERRORS_OF_ONE)
 async def delete_glossary(
-    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, services: ServicesDep
+    glossary_id: GlossaryId, organization: OrganizationId, caller: Caller, serving: ServingDep
 ) -> Response:
     """Delete a glossary and its entries."""
-    tenant = _acting_for(caller, services, organization)
-    await _stored(services.glossaries.delete, tenant, organization, glossary_id)
+    tenant = _acting_for(caller, serving, organization)
+    await _stored(serving.glossaries.delete, tenant, organization, glossary_id)
     return Response(status_code=204)
 
 
-def _acting_for(caller: Principal, services: Services, organization: str) -> str:
+def _acting_for(caller: Principal, serving: ServingContext, organization: str) -> str:
     """The caller's tenant, once it may act for ``organization`` (403 otherwise)."""
-    services.auth.gate.authorize(caller, organization, "organizationId")
+    serving.gate.authorize(caller, organization, "organizationId")
     return caller.claims.tenant
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from threadwise.api.deps import MetricsAccess, ServicesDep
+from threadwise.api.deps import MetricsAccess, ServingDep
 from threadwise.api.openapi import error_responses
 from threadwise.metrics import CONTENT_TYPE
 
@@ -26,7 +26,7 @@ _TEXT = {
     response_class=Response,
     responses={200: _TEXT, **error_responses(401)},
 )
-async def metrics(services: ServicesDep) -> Response:
-    services.metrics.ready.set(1 if services.ready else 0)
-    services.metrics.in_flight.set(services.lifecycle.in_flight)
-    return Response(services.metrics.exposition(), media_type=CONTENT_TYPE)
+async def metrics(serving: ServingDep) -> Response:
+    serving.metrics.ready.set(1 if serving.readiness.ready else 0)
+    serving.metrics.in_flight.set(serving.lifecycle.in_flight)
+    return Response(serving.metrics.exposition(), media_type=CONTENT_TYPE)

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from threadwise.api.deps import AdmittedRequest, Caller
+from threadwise.api.deps import AdmittedSummarize, AdmittedTranslate, Caller
 from threadwise.api.openapi import error_responses
 from threadwise.api.work import run_operation
 from threadwise.errors import ServiceError
@@ -59,21 +59,21 @@ _TRANSLATE_BODY = _body(
 @router.post(
     "/summarize", response_model=Envelope, responses=_ERRORS, openapi_extra=_SUMMARIZE_BODY
 )
-async def summarize(request: Request, admitted: AdmittedRequest) -> JSONResponse:
+async def summarize(request: Request, admitted: AdmittedSummarize) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary, or
     answer each aspect of ``request.settings.summaryAspects`` as its own item.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
-    results = await run_operation(request, admitted, "summarize")
+    results = await run_operation(request, admitted)
     return JSONResponse(results_envelope("summarize", results, admitted.body.request).to_wire())
 
 
 @router.post(
     "/translate", response_model=Envelope, responses=_ERRORS, openapi_extra=_TRANSLATE_BODY
 )
-async def translate(request: Request, admitted: AdmittedRequest) -> JSONResponse:
+async def translate(request: Request, admitted: AdmittedTranslate) -> JSONResponse:
     """Translate every message into each target language, one result per language.
     An ``Idempotency-Key`` header makes a retry return the first answer."""
-    results = await run_operation(request, admitted, "translate")
+    results = await run_operation(request, admitted)
     return JSONResponse(results_envelope("translate", results, admitted.body.request).to_wire())
 
 

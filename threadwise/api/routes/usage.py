@@ -9,7 +9,7 @@ from typing import Annotated
 import anyio.to_thread
 from fastapi import APIRouter, Query
 
-from threadwise.api.deps import Caller, ServicesDep
+from threadwise.api.deps import Caller, ServingDep
 from threadwise.api.openapi import error_responses
 from threadwise.errors import ServiceError
 from threadwise.organizations.usage_days import report_days, utc_day
@@ -40,23 +40,21 @@ Last = Annotated[str | None, Query(alias="to", description=f"{_DAY}, included; d
 async def get_usage(
     organization: OrganizationId,
     caller: Caller,
-    services: ServicesDep,
+    serving: ServingDep,
     first: First = None,
     last: Last = None,
 ) -> Usage:
     """The organization's requests, message characters and model tokens per day and
     operation, over at most 366 days (this month by default), and its quota."""
-    services.auth.gate.authorize(caller, organization, "organizationId")
+    serving.gate.authorize(caller, organization, "organizationId")
     tenant = caller.claims.tenant
     try:
-        first_day, last_day = report_days(first, last, utc_day(services.usage.now()))
+        first_day, last_day = report_days(first, last, utc_day(serving.usage.now()))
     except ValueError as exc:
         raise ServiceError(ErrorCode.PAYLOAD_SCHEMA_MISMATCH, str(exc)) from None
     report = await anyio.to_thread.run_sync(
-        services.usage.read, tenant, organization, first_day, last_day
+        serving.usage.read, tenant, organization, first_day, last_day
     )
-    policy = await services.policies.get(tenant, organization)
-    quota = await anyio.to_thread.run_sync(
-        usage_quota, services.usage, tenant, organization, policy
-    )
+    policy = await serving.policies.get(tenant, organization)
+    quota = await anyio.to_thread.run_sync(usage_quota, serving.usage, tenant, organization, policy)
     return usage_document(organization, report, quota)

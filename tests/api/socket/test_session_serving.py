@@ -10,15 +10,10 @@ import httpx2
 import pytest
 
 from tests.api.sdk_frames import example_params, sdk_frame
-from tests.api.test_websocket import FAST, raw_socket, reply
+from tests.api.socket.clients import FAST, raw_socket, reply
 from tests.conftest import LiveServer
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def frame_with_key(key: str, content: str) -> str:

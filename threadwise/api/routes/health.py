@@ -1,4 +1,4 @@
-"""Operational endpoints: version, liveness, readiness."""
+"""Health endpoints: version, liveness, readiness."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from threadwise import INTERFACE_VERSION, __version__
-from threadwise.api.deps import ServicesDep
+from threadwise.api.deps import ServingDep
 
 router = APIRouter(tags=["operations"])
 
@@ -35,29 +35,30 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/readyz", responses=_NOT_READY)
-async def readyz(services: ServicesDep) -> JSONResponse:
+async def readyz(serving: ServingDep) -> JSONResponse:
     """Ready to take traffic: 503 while the models load, while the default engine's model
     server is down, while a queue is saturated (an autoscaler or load balancer should send
     work elsewhere), and while shutting down. Another profile's engine that is down is named
     under ``unavailable`` (its requests fail at once) without making the replica unready."""
-    down = services.unavailable_engines()
-    if services.ready:
-        ready: dict[str, Any] = {"status": "ready", "engine": services.engine.name}
+    readiness = serving.readiness
+    down = readiness.unavailable_engines()
+    if readiness.ready:
+        ready: dict[str, Any] = {"status": "ready", "engine": readiness.engine_name}
         if down:
             ready["unavailable"] = down
         return JSONResponse(ready)
-    error = services.load_error
+    error = readiness.load_error
     if error is not None:
         return JSONResponse({"status": "failed", "error": str(error)}, status_code=503)
-    if not services.loaded:
+    if not readiness.loaded:
         return JSONResponse({"status": "loading"}, status_code=503)
-    if services.lifecycle.draining:
+    if serving.lifecycle.draining:
         return JSONResponse({"status": "draining"}, status_code=503)
     if "" in down:
         return JSONResponse(
-            {"status": "unavailable", "engine": services.engine.name, "error": down[""]},
+            {"status": "unavailable", "engine": readiness.engine_name, "error": down[""]},
             status_code=503,
         )
     return JSONResponse(
-        {"status": "saturated", "queues": services.saturated_queues()}, status_code=503
+        {"status": "saturated", "queues": readiness.saturated_queues()}, status_code=503
     )

@@ -1,0 +1,58 @@
+"""Let a superpower request in, whatever its transport: who calls, its body within the
+limits, its organization the caller's, its rates not exceeded.
+
+REST runs it as a dependency of each superpower route (``api/deps.py``), the WebSocket
+session for each request frame (``api/socket/session.py``); only how the body is read
+differs, and that the transport passes in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from threadwise.auth.gate import Gatekeeper, Principal
+from threadwise.payload import PayloadLimits, charged_characters, check_limits
+from threadwise.protocol import MessageBody
+from threadwise.serving.operations import Operation
+from threadwise.serving.records import RequestRecord
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A superpower request let in: who sent it, its body, and what it was charged."""
+
+    operation: Operation
+    caller: Principal
+    body: MessageBody
+    # What the organization's character rate counted; its monthly quota counts the same.
+    characters: int
+
+
+class Admission:
+    def __init__(self, gate: Gatekeeper, limits: PayloadLimits) -> None:
+        self.gate = gate
+        self.limits = limits
+
+    async def admit(
+        self,
+        operation: Operation,
+        token: str | None,
+        host: str | None,
+        read_body: Callable[[], Awaitable[MessageBody]],
+        record: RequestRecord,
+    ) -> Admitted:
+        """The caller (401 before the body is read or any work is done), then the body read
+        by ``read_body``, once it is within the payload limits, its organization is the
+        caller's, and the organization within its rate limits."""
+        caller = await self.gate.authenticate(token, host)
+        body = await read_body()
+        check_limits(body, self.limits)
+        organization = body.request.context.organizationId
+        self.gate.authorize(caller, organization)
+        # Only once authorized is the organization more than a claim: the requests then
+        # refused for its rate limits are counted by it.
+        record.organization = organization
+        characters = charged_characters(body, operation)
+        await self.gate.admit(caller, organization, characters)
+        return Admitted(operation, caller, body, characters)
