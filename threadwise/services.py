@@ -33,7 +33,6 @@ from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepar
 from threadwise.engines.profiles import Profiles
 from threadwise.engines.remote import RemoteChatEngine
 from threadwise.engines.remote.breaker import CircuitBreaker
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.payload import PayloadLimits
@@ -62,6 +61,7 @@ from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpow
 from threadwise.text.formality import RegisterCheck
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
 from threadwise.text.readdressing import Readdresser
+from threadwise.work_queue import Priority, Scheduler
 
 log = logging.getLogger("threadwise")
 

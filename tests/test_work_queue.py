@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+from threadwise.work_queue import Priority, Scheduler
 
 
 def scheduler(capacity: int, **options: Any) -> Scheduler:

@@ -25,12 +25,12 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.cores import CoreShare
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
@@ -65,6 +65,12 @@ class _Job(Generic[T]):
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
 
+class CoreCounter(Protocol):
+    """Counts running jobs that compete with the model for cores (``engines.cores.CoreShare``)."""
+
+    def busy(self) -> AbstractContextManager[None]: ...
+
+
 class SchedulerObserver:
     """What the scheduler reports (metrics); the default ignores everything."""
 
@@ -94,7 +100,7 @@ class Scheduler:
         nice: int = 0,
         workers: int = 1,
         typical_seconds: tuple[float, float] = (2.0, 5.0),
-        cores: CoreShare | None = None,
+        cores: CoreCounter | None = None,
     ) -> None:
         self.capacity = capacity
         # Jobs are counted there while they run: they compete with the model for cores.
