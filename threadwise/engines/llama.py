@@ -73,8 +73,6 @@ class LlamaCppEngine:
         self._threads_now = threads
         self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
         self._on_call = on_call
-        # Counted for the metrics: (restored, not restored) on long-prompt calls.
-        self.prefix_hits = 0
         self._context_size = context_size
         self._threads = threads
         self._batch_size = batch_size
@@ -89,10 +87,6 @@ class LlamaCppEngine:
     @property
     def context_size(self) -> int:
         return self._context_size
-
-    @property
-    def loaded(self) -> bool:
-        return self._llm is not None
 
     @property
     def unavailable(self) -> str | None:
@@ -428,7 +422,6 @@ class LlamaCppEngine:
         llm.n_tokens = count
         # llama-cpp-python then processes the prompt from the first token that differs.
         llm._requires_eval = True
-        self.prefix_hits += 1
 
     def _save(self, llm: Llama) -> None:
         assert self.prefix_states is not None

@@ -123,10 +123,6 @@ class RemoteChatEngine:
         return self._context_size
 
     @property
-    def loaded(self) -> bool:
-        return self._info is not None
-
-    @property
     def unavailable(self) -> str | None:
         if not self.breaker.open:
             return None
