@@ -101,8 +101,10 @@ class Scheduler:
         workers: int = 1,
         typical_seconds: tuple[float, float] = (2.0, 5.0),
         cores: CoreCounter | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.capacity = capacity
+        self._clock = clock
         # Jobs are counted there while they run: they compete with the model for cores.
         self._cores = cores
         self.name = name
@@ -143,7 +145,7 @@ class Scheduler:
     def expected_wait(self, priority: Priority = Priority.BATCH) -> float:
         """Seconds a job of ``priority`` queued now would wait before it starts."""
         with self._cond:
-            return self._wait_locked(self._rank(priority, time.monotonic()), frozenset())
+            return self._wait_locked(self._rank(priority, self._clock()), frozenset())
 
     def _busy_lanes(self) -> set[str]:
         return {lane for j in self._running for lane in j.lanes}
@@ -156,7 +158,7 @@ class Scheduler:
         return max(mean - elapsed, mean / 4, elapsed / 4)
 
     def _wait_locked(self, rank: float, lanes: frozenset[str]) -> float:
-        now = time.monotonic()
+        now = self._clock()
         # Behind the jobs of its lanes, whatever the other threads do.
         lane_wait = sum(self._left(j, now) for j in self._running if j.lanes & lanes) + sum(
             self._mean[j.priority] * j.cost
@@ -190,7 +192,7 @@ class Scheduler:
         cost: float,
         lanes: frozenset[str],
     ) -> _Job[T]:
-        now = time.monotonic()
+        now = self._clock()
         with self._cond:
             if self._closed:
                 raise ServiceError(
@@ -234,7 +236,7 @@ class Scheduler:
 
     def _retry_after_locked(self) -> float:
         """When a slot frees: the first running job's expected end (at least 1 s)."""
-        now = time.monotonic()
+        now = self._clock()
         left = [self._left(j, now) for j in self._running]
         return max(1.0, min(left, default=1.0))
 
@@ -271,7 +273,7 @@ class Scheduler:
     def submit(self, work: Callable[[], T]) -> Future[T]:
         """Queue start-up work (loading the model) ahead of everything, outside admission and
         the counts."""
-        job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, time.monotonic())
+        job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, self._clock())
         with self._cond:
             self._waiting.append(job)
             self._cond.notify()
@@ -295,7 +297,7 @@ class Scheduler:
                     return
                 job = min(ready, key=lambda j: (j.rank, j.order))
                 self._waiting.remove(job)
-                job.started = time.monotonic()
+                job.started = self._clock()
                 self._running.append(job)
             settle = self._execute(job)
             with self._cond:
@@ -355,7 +357,7 @@ class Scheduler:
         else:
             return functools.partial(job.future.set_result, result)
         finally:
-            seconds = time.monotonic() - job.started
+            seconds = self._clock() - job.started
             if job.order >= 0:  # start-up work says nothing about requests
                 with self._cond:
                     # The first run replaces the guess; later ones move the mean a third.
