@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -108,12 +109,19 @@ def serving(services: Services, settings: Settings) -> Iterator[Server]:
     server = build_server(
         app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
     )
+    started = threading.Event()
+    startup = server.startup
+
+    async def startup_then_signal(sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await startup(sockets)
+        finally:
+            started.set()  # up, or given up (its lifespan failed, its port was taken)
+
+    server.startup = startup_then_signal  # type: ignore[method-assign]
     thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
+    assert started.wait(30) and server.started, "uvicorn did not start"
     try:
         yield server
     finally:
@@ -124,11 +132,9 @@ def serving(services: Services, settings: Settings) -> Iterator[Server]:
 def wait_until_ready(services: Services, seconds: float = 180) -> None:
     """Until the engines are loaded (not ``ready``: that also turns false while a queue is
     saturated, which tests do on purpose)."""
-    deadline = time.monotonic() + seconds
-    while not services.loaded:
-        assert services.load_error is None, services.load_error
-        assert time.monotonic() < deadline, f"the engines did not load within {seconds:g} s"
-        time.sleep(0.2)
+    loaded = services.wait_loaded(seconds)
+    assert services.load_error is None, services.load_error
+    assert loaded, f"the engines did not load within {seconds:g} s"
 
 
 @pytest.fixture

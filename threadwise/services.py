@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import FIRST_EXCEPTION, Future, wait
 from dataclasses import dataclass, field
 
 from threadwise import __version__
@@ -229,6 +229,12 @@ class Services:
         return bool(self._loading) and all(
             f.done() and f.exception() is None for f in self._loading
         )
+
+    def wait_loaded(self, seconds: float) -> bool:
+        """Wait until the engines have loaded, one has failed to, or ``seconds`` have passed;
+        whether they loaded (tests and benchmarks wait so, after ``start``)."""
+        wait(self._loading, timeout=seconds, return_when=FIRST_EXCEPTION)
+        return self.loaded
 
     def saturated_queues(self) -> list[str]:
         """The queues that would refuse the next request."""
