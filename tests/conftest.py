@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 # scripts/with-services.sh (which `make test` runs pytest through) exports these servers' URLs.
@@ -102,13 +103,8 @@ class LiveServer:
         return self.url.replace("http://", "ws://", 1)
 
 
-@contextmanager
-def serving(services: Services, settings: Settings) -> Iterator[Server]:
-    """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
-    app = create_app(services, manage_services=False)
-    server = build_server(
-        app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
-    )
+def run_in_thread(server: uvicorn.Server) -> threading.Thread:
+    """Run ``server`` on a thread of its own; return once it serves (told by its startup)."""
     started = threading.Event()
     startup = server.startup
 
@@ -122,6 +118,17 @@ def serving(services: Services, settings: Settings) -> Iterator[Server]:
     thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
     thread.start()
     assert started.wait(30) and server.started, "uvicorn did not start"
+    return thread
+
+
+@contextmanager
+def serving(services: Services, settings: Settings) -> Iterator[Server]:
+    """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
+    app = create_app(services, manage_services=False)
+    server = build_server(
+        app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
+    )
+    thread = run_in_thread(server)
     try:
         yield server
     finally:
