@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -23,6 +24,7 @@ from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
 from threadwise.db.database import Database
+from threadwise.deadlines import Deadline
 from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
@@ -244,6 +246,13 @@ def isolated_logging() -> Iterator[None]:
 def support_chat() -> dict[str, Any]:
     body: dict[str, Any] = json.loads((DATA / "support_chat.json").read_text())
     return body
+
+
+def deadline_at_check(checks: int) -> Deadline:
+    """A deadline that passes at its ``checks``-th look at the clock: work that checks it as
+    it goes stops there, however fast or busy the machine is."""
+    ticks = itertools.count()
+    return Deadline(checks - 0.5, clock=lambda: float(next(ticks)))
 
 
 def eventually(condition: Callable[[], bool], seconds: float, failure: str) -> None:

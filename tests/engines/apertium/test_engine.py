@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import string
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import DATA
+from tests.conftest import DATA, deadline_at_check
 from tests.engines.apertium.test_stream import HOSTILE, LONG_WORD
-from threadwise.deadlines import Deadline
 from threadwise.engines.apertium import RESERVED, ApertiumEngine
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -33,11 +31,9 @@ def test_directions_direct_and_via_spanish(apertium: ApertiumEngine) -> None:
     assert apertium.name_for("en", "pt", "BR") == "apertium:eng-spa+es-pt_BR"
 
 
-def test_translates_with_tags_kept_in_milliseconds(apertium: ApertiumEngine) -> None:
+def test_translates_with_tags_kept(apertium: ApertiumEngine) -> None:
     segment = ("Please send me your ", Tag(1, "open"), "order number", Tag(1, "close"), ".")
-    started = time.perf_counter()
     [result] = apertium.translate([segment], "en", "es")
-    assert time.perf_counter() - started < 0.5
     assert result is not None
     assert to_tagged(result) == "Complacer enviarme vuestro <g1>número de orden</g1>."
 
@@ -75,9 +71,8 @@ def test_every_character_a_user_can_type_goes_through(
     back as the engine's own marks, dropped."""
     for char in TYPED:
         text = f"Thanks a lot{char} I have{char}{char}a house{char}."
-        started = time.perf_counter()
+        # A character that hung a program would have the watchdog fail the request.
         [result] = apertium.translate([(text,)], "en", target)
-        assert time.perf_counter() - started < 1, repr(char)
         assert result is not None, repr(char)
         translated = to_tagged(result)
         assert translated.count(char) == text.count(char), (repr(char), translated)
@@ -108,15 +103,12 @@ def test_any_text_round_trips_its_reserved_characters(apertium: ApertiumEngine, 
 
 
 def test_a_long_request_stops_at_its_deadline(apertium: ApertiumEngine) -> None:
-    # 400 exchanges: a minute's work or more, so a stop seconds after the deadline is told
-    # apart from finishing, however busy the machine is.
+    # 400 exchanges: a minute's work or more, of which two run before the deadline passes
+    # (checked before each); one that went on to the end would not time out.
     sentences = [("The house is red and the garden is green. " * 200,)] * 400
-    deadline = Deadline(0.2)
-    started = time.monotonic()
     with pytest.raises(ServiceError) as caught:
-        apertium.translate(sentences, "en", "fr", deadline=deadline)
+        apertium.translate(sentences, "en", "fr", deadline=deadline_at_check(3))
     assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
-    assert time.monotonic() - started < 10
 
 
 def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumEngine) -> None:

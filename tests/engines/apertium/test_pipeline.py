@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 import pytest
 
@@ -30,10 +29,11 @@ def test_a_hung_pipeline_fails_at_once_and_is_restarted() -> None:
         engine.translate([("Good morning.",)], "en", "es")
         pipeline = engine._pipeline(engine._mode_chain("en", "es", None)[0])
         os.kill(pipeline._processes[5].pid, signal.SIGSTOP)  # lrx-proc, where `^` hung
-        started = time.monotonic()
-        with pytest.raises(TranslationEngineError, match="did not answer"):
+        # Given up by the watchdog (2 s), not by anything slower.
+        with pytest.raises(
+            TranslationEngineError, match=r"did not answer: no answer within 2\.\d s"
+        ):
             engine.translate([("The house is red.",)], "en", "es")
-        assert time.monotonic() - started < 4
         assert engine.translate([("Buenos días.",)], "es", "fr") == [("Bonjour.",)]
         assert engine.translate([("The house is red.",)], "en", "es") == [("La casa es roja.",)]
     finally:
