@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,12 +41,10 @@ def loaded_services(**settings: Any) -> Iterator[Services]:
             Settings(data_dir=Path(data_dir), result_cache_ttl_seconds=0, **settings)
         )
         services.start()
-        deadline = time.monotonic() + 300
-        while not services.loaded:
-            if services.load_error is not None:
-                raise services.load_error
-            assert time.monotonic() < deadline, "the engines did not load in 300 s"
-            time.sleep(0.2)
+        loaded = services.wait_loaded(300)
+        if services.load_error is not None:
+            raise services.load_error
+        assert loaded, "the engines did not load in 300 s"
         try:
             yield services
         finally:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 
 # scripts/with-services.sh (which `make test` runs pytest through) exports these servers' URLs.
@@ -21,6 +24,7 @@ from threadwise.api.app import create_app
 from threadwise.api.server import Server, build_server
 from threadwise.config import Settings
 from threadwise.db.database import Database
+from threadwise.deadlines import Deadline
 from threadwise.engines.model_files import DEFAULT_MODEL, prepare_model
 from threadwise.services import Services, build_services
 
@@ -101,6 +105,24 @@ class LiveServer:
         return self.url.replace("http://", "ws://", 1)
 
 
+def run_in_thread(server: uvicorn.Server) -> threading.Thread:
+    """Run ``server`` on a thread of its own; return once it serves (told by its startup)."""
+    started = threading.Event()
+    startup = server.startup
+
+    async def startup_then_signal(sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await startup(sockets)
+        finally:
+            started.set()  # up, or given up (its lifespan failed, its port was taken)
+
+    server.startup = startup_then_signal  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
+    thread.start()
+    assert started.wait(30) and server.started, "uvicorn did not start"
+    return thread
+
+
 @contextmanager
 def serving(services: Services, settings: Settings) -> Iterator[Server]:
     """``threadwise serve``'s server, for ``services``, on a free port of 127.0.0.1."""
@@ -108,12 +130,7 @@ def serving(services: Services, settings: Settings) -> Iterator[Server]:
     server = build_server(
         app, settings, "127.0.0.1", free_port(), log_config=None, log_level="warning"
     )
-    thread = threading.Thread(target=server.run, name="uvicorn", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
+    thread = run_in_thread(server)
     try:
         yield server
     finally:
@@ -124,11 +141,9 @@ def serving(services: Services, settings: Settings) -> Iterator[Server]:
 def wait_until_ready(services: Services, seconds: float = 180) -> None:
     """Until the engines are loaded (not ``ready``: that also turns false while a queue is
     saturated, which tests do on purpose)."""
-    deadline = time.monotonic() + seconds
-    while not services.loaded:
-        assert services.load_error is None, services.load_error
-        assert time.monotonic() < deadline, f"the engines did not load within {seconds:g} s"
-        time.sleep(0.2)
+    loaded = services.wait_loaded(seconds)
+    assert services.load_error is None, services.load_error
+    assert loaded, f"the engines did not load within {seconds:g} s"
 
 
 @pytest.fixture
@@ -231,6 +246,13 @@ def isolated_logging() -> Iterator[None]:
 def support_chat() -> dict[str, Any]:
     body: dict[str, Any] = json.loads((DATA / "support_chat.json").read_text())
     return body
+
+
+def deadline_at_check(checks: int) -> Deadline:
+    """A deadline that passes at its ``checks``-th look at the clock: work that checks it as
+    it goes stops there, however fast or busy the machine is."""
+    ticks = itertools.count()
+    return Deadline(checks - 0.5, clock=lambda: float(next(ticks)))
 
 
 def eventually(condition: Callable[[], bool], seconds: float, failure: str) -> None:

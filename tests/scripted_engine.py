@@ -6,14 +6,13 @@ import re
 from collections.abc import Callable, Sequence
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.base import ChatMessage, Completion, one_by_one
+from threadwise.engines.base import ChatMessage, Completion, answer_starts
 
 
 class ScriptedEngine:
     """Answers with the given replies in order (or computed from each chat), recording the chats."""
 
     name = "scripted:test"
-    loaded = True
     unavailable: str | None = None
 
     def __init__(
@@ -63,11 +62,14 @@ class ScriptedEngine:
         continue_from: str | Sequence[str] = "",
         stops: Sequence[Sequence[str]] = (),
     ) -> list[Completion]:
-        return one_by_one(
-            self,
-            chats,
-            max_tokens=max_tokens,
-            deadline=deadline,
-            continue_from=continue_from,
-            stops=stops,
-        )
+        starts = answer_starts(continue_from, len(chats))
+        return [
+            self.chat(
+                chat,
+                max_tokens=budget,
+                deadline=deadline,
+                continue_from=starts[number],
+                stop=stops[number] if stops else (),
+            )
+            for number, (chat, budget) in enumerate(zip(chats, max_tokens, strict=True))
+        ]

@@ -8,8 +8,6 @@ import io
 import json
 import logging
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import uvicorn
 from websockets.sync.client import connect
 
 from tests.api.stack import auth_stack, new_org
+from tests.conftest import run_in_thread
 from threadwise.api.app import create_app
 from threadwise.logs import JsonFormatter, log_config, redact
 
@@ -128,10 +127,7 @@ def test_a_real_servers_logs_hold_no_secret_or_token(tmp_path: Path, style: str)
                 log_config=config,
             )
         )
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
+        thread = run_in_thread(server)
         port = server.servers[0].sockets[0].getsockname()[1]
         seen: list[str] = [secret]
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from threadwise.errors import ServiceError
@@ -10,13 +11,14 @@ from threadwise.protocol import ErrorCode
 
 
 class Deadline:
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = seconds
-        self._at = time.monotonic() + seconds
+        self._clock = clock
+        self._at = clock() + seconds
         self.cancelled = False
 
     def remaining(self) -> float:
-        return self._at - time.monotonic()
+        return self._at - self._clock()
 
     def cancel(self) -> None:
         """Ask the work to stop at its next check (its caller is gone)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from threadwise.engines.scheduler import Priority, SchedulerObserver
+from threadwise.work_queue import Priority, SchedulerObserver
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

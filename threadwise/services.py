@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import FIRST_EXCEPTION, Future, wait
 from dataclasses import dataclass, field
 
 from threadwise import __version__
@@ -33,7 +33,6 @@ from threadwise.engines.model_files import DEFAULT_MODEL, ModelFileError, prepar
 from threadwise.engines.profiles import Profiles
 from threadwise.engines.remote import RemoteChatEngine
 from threadwise.engines.remote.breaker import CircuitBreaker
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.organizations.glossaries import GlossaryStore
@@ -65,6 +64,7 @@ from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpow
 from threadwise.text.formality import RegisterCheck
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
 from threadwise.text.readdressing import Readdresser
+from threadwise.work_queue import Priority, Scheduler
 
 log = logging.getLogger("threadwise")
 
@@ -232,6 +232,12 @@ class Services:
         return bool(self._loading) and all(
             f.done() and f.exception() is None for f in self._loading
         )
+
+    def wait_loaded(self, seconds: float) -> bool:
+        """Wait until the engines have loaded, one has failed to, or ``seconds`` have passed;
+        whether they loaded (tests and benchmarks wait so, after ``start``)."""
+        wait(self._loading, timeout=seconds, return_when=FIRST_EXCEPTION)
+        return self.loaded
 
     def saturated_queues(self) -> list[str]:
         """The queues that would refuse the next request."""

@@ -90,7 +90,7 @@ def test_operations(client: TestClient) -> None:
 def test_full_queue_is_503_with_retry_after(
     client: TestClient, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from threadwise.engines.scheduler import Scheduler
+    from threadwise.work_queue import Scheduler
 
     full = Scheduler(capacity=0, name="full")
     summarizers = services.summarize.summarizers

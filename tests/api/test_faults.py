@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.test_serving import fast_body
-from tests.conftest import DATA, minimal_body, wait_until_ready
+from tests.conftest import DATA, eventually, minimal_body, wait_until_ready
 from threadwise.deadlines import DeadlinePolicy
 from threadwise.services import Services
 
@@ -121,9 +121,6 @@ def test_a_model_past_its_deadline(
         assert time.monotonic() - started < 15
     assert "deadline" in message
     # The answer may leave before the engine reaches its next deadline check (one prompt chunk).
-    stopped_by = time.monotonic() + 10
-    while services.llm_queue.depth and time.monotonic() < stopped_by:
-        time.sleep(0.05)
-    assert services.llm_queue.depth == 0
+    eventually(lambda: services.llm_queue.depth == 0, 10, "the model did not stop")
     again = translate_into_german(client, "The parcel arrived today.")
     assert again.status_code == 200, again.text

@@ -8,7 +8,6 @@ import json
 import logging
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import minimal_body, serving, wait_until_ready
+from tests.conftest import eventually, minimal_body, serving, wait_until_ready
 from threadwise.config import Settings
 from threadwise.logs import JsonFormatter
 from threadwise.services import Services
@@ -169,14 +168,10 @@ def test_a_dropped_connection_takes_its_job_out_of_the_queue(
         ).encode() + payload
         with socket.create_connection(("127.0.0.1", server)) as connection:
             connection.sendall(request)
-            deadline = time.monotonic() + 10
-            while services.llm_queue.waiting == 0:
-                assert time.monotonic() < deadline, "the summary never queued"
-                time.sleep(0.02)
-        deadline = time.monotonic() + 5
-        while services.llm_queue.waiting:
-            assert time.monotonic() < deadline, "the abandoned job stayed in the queue"
-            time.sleep(0.02)
+            eventually(lambda: services.llm_queue.waiting > 0, 10, "the summary never queued")
+        eventually(
+            lambda: services.llm_queue.waiting == 0, 5, "the abandoned job stayed in the queue"
+        )
     finally:
         release.set()
     gone = metric(

@@ -7,14 +7,13 @@ import json
 import shutil
 import signal
 import threading
-import time
 from typing import Any
 
 import httpx2
 import pytest
 
 from bench.load import ORGANIZATION, Server
-from tests.conftest import DATA
+from tests.conftest import DATA, eventually
 
 pytestmark = pytest.mark.model
 
@@ -42,13 +41,17 @@ def test_sigterm_drains_then_exits_zero() -> None:
         thread = threading.Thread(target=in_flight)
         thread.start()
         with httpx2.Client(base_url=server.url, timeout=30, headers=headers) as http:
-            deadline = time.monotonic() + 30
-            while 'threadwise_queue_depth{queue="llm"} 1.0' not in http.get("/metrics").text:
-                assert time.monotonic() < deadline, "the summary never reached the model"
-                time.sleep(0.1)
+            eventually(
+                lambda: 'threadwise_queue_depth{queue="llm"} 1.0' in http.get("/metrics").text,
+                30,
+                "the summary never reached the model",
+            )
             server.process.send_signal(signal.SIGTERM)
-            time.sleep(0.5)
-            assert http.get("/readyz").json() == {"status": "draining"}
+            eventually(
+                lambda: http.get("/readyz").json() == {"status": "draining"},
+                5,
+                "the server did not start draining",
+            )
             refused = http.post("/message/summarize", json=body)
             assert refused.status_code == 503
             assert refused.json()["error"]["code"] == "OVERLOADED"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.conftest import wait_until_ready
 from threadwise.protocol import BUILT_IN_ASPECTS
 from threadwise.services import Services
 from threadwise.superpowers.summarize.requested_aspects import CustomAspect
@@ -20,11 +20,8 @@ pytestmark = pytest.mark.model
 
 @pytest.fixture(scope="module", autouse=True)
 def ready(client: TestClient, services: Services) -> None:
-    deadline = time.monotonic() + 120
-    while client.get("/readyz").status_code != 200:
-        assert services.load_error is None, services.load_error
-        assert time.monotonic() < deadline, "the model did not load within 120 s"
-        time.sleep(0.2)
+    wait_until_ready(services, 120)
+    assert client.get("/readyz").status_code == 200
 
 
 def summarize(client: TestClient, body: dict[str, Any]) -> dict[str, Any]:

@@ -119,15 +119,13 @@ class Balancer:
 
 
 def _wait_for(url: str, status: int, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
+    def answers() -> bool:
         try:
-            if httpx2.get(url, timeout=1).status_code == status:
-                return
+            return httpx2.get(url, timeout=1).status_code == status
         except httpx2.TransportError:
-            pass
-        assert time.monotonic() < deadline, f"{url} did not answer {status} in {seconds} s"
-        time.sleep(0.05)
+            return False
+
+    eventually(answers, seconds, f"{url} did not answer {status} in {seconds} s")
 
 
 @contextmanager

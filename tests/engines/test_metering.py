@@ -9,7 +9,7 @@ import anyio.to_thread
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.metering import Meter, charge, metering
-from threadwise.engines.scheduler import Scheduler
+from threadwise.work_queue import Scheduler
 
 
 def test_charges_outside_a_meter_go_nowhere() -> None:

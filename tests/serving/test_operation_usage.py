@@ -18,7 +18,6 @@ from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher
 from threadwise.db.database import Database
 from threadwise.engines.metering import charge
-from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
 from threadwise.organizations.policies import OrganizationPolicy
 from threadwise.organizations.usage import Counts, UsageStore
@@ -26,6 +25,7 @@ from threadwise.payload import parse_message_body
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.operations import Operation, Operations
 from threadwise.serving.records import RequestRecord
+from threadwise.work_queue import Scheduler
 
 NOW = datetime(2026, 11, 24, 18, 0, tzinfo=UTC)
 NOVEMBER = (date(2026, 11, 1), date(2026, 11, 30))

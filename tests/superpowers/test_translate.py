@@ -15,7 +15,6 @@ from tests.conftest import DATA, minimal_body
 from tests.scripted_engine import ScriptedEngine
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
-from threadwise.engines.scheduler import Scheduler
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode, Formality
@@ -33,6 +32,7 @@ from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Parts
 from threadwise.text.terms import Glossary, Term
+from threadwise.work_queue import Scheduler
 
 pytestmark = pytest.mark.usefixtures("loaded_engines")
 

@@ -116,7 +116,7 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
         lambda t: translate_plain([(p,) for p in t.split("\n\n")], list),
         repeated("ab\n\n"),
     ),
-    # readdressing.py
+    # readdressing/
     "readdressing: German Sie": (german_informal, repeated("Sie ")),
     "readdressing: German requests": (german_informal, repeated("Können Sie ")),
     "readdressing: French questions": (

@@ -46,10 +46,6 @@ class KeyRing:
     def find(self, kid: str) -> Key | None:
         return self._by_kid.get(kid)
 
-    @property
-    def kids(self) -> list[str]:
-        return list(self._by_kid)
-
 
 def load_key_ring(settings: Settings) -> KeyRing:
     retired = [_retired_key(key, settings.jwt_algorithm) for key in settings.jwt_retired_keys]

@@ -41,9 +41,6 @@ class ChatEngine(Protocol):
     def context_size(self) -> int: ...
 
     @property
-    def loaded(self) -> bool: ...
-
-    @property
     def unavailable(self) -> str | None:
         """Why the engine cannot take work now (its server is down), or None."""
         ...
@@ -82,7 +79,7 @@ class ChatEngine(Protocol):
         """Answers to several independent chats, in order, as ``chat`` would give them (each
         chat's answer begun with ``continue_from``, or with its own item of it, and ending
         before any of its ``stops``, if given); a backend may decode them side by side (one
-        engine call's time for several answers). ``one_by_one`` is the plain way."""
+        engine call's time for several answers)."""
         ...
 
 
@@ -94,29 +91,6 @@ def read_ahead(engine: ChatEngine, system: str) -> None:
         {"role": "user", "content": "Hello."},
     ]
     engine.chat(chat, max_tokens=1, keep=True)
-
-
-def one_by_one(
-    engine: ChatEngine,
-    chats: Sequence[list[ChatMessage]],
-    *,
-    max_tokens: Sequence[int],
-    deadline: Deadline | None = None,
-    continue_from: str | Sequence[str] = "",
-    stops: Sequence[Sequence[str]] = (),
-) -> list[Completion]:
-    """``chat_many`` for a backend that answers one chat at a time."""
-    starts = answer_starts(continue_from, len(chats))
-    return [
-        engine.chat(
-            chat,
-            max_tokens=budget,
-            deadline=deadline,
-            continue_from=starts[number],
-            stop=stops[number] if stops else (),
-        )
-        for number, (chat, budget) in enumerate(zip(chats, max_tokens, strict=True))
-    ]
 
 
 def answer_starts(continue_from: str | Sequence[str], count: int) -> list[str]:

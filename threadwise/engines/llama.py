@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import logging
 import threading
 import time
@@ -16,10 +14,20 @@ import numpy as np
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.cores import CoreShare
-from threadwise.engines.llama_parallel import MAX_SEQUENCES, decode_side_by_side
+from threadwise.engines.llama_parallel import (
+    MAX_SEQUENCES,
+    decode_side_by_side,
+    parallel_sequences,
+)
 from threadwise.engines.metering import charge
 from threadwise.engines.native_build import check_cpu
-from threadwise.engines.prefix_states import PrefixStates, SavedState, Tokens, common_prefix
+from threadwise.engines.prefix_states import (
+    PrefixStates,
+    Tokens,
+    common_prefix,
+    read_state,
+    restore_state,
+)
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
@@ -73,8 +81,6 @@ class LlamaCppEngine:
         self._threads_now = threads
         self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
         self._on_call = on_call
-        # Counted for the metrics: (restored, not restored) on long-prompt calls.
-        self.prefix_hits = 0
         self._context_size = context_size
         self._threads = threads
         self._batch_size = batch_size
@@ -91,10 +97,6 @@ class LlamaCppEngine:
         return self._context_size
 
     @property
-    def loaded(self) -> bool:
-        return self._llm is not None
-
-    @property
     def unavailable(self) -> str | None:
         return None  # in the process: there when loaded
 
@@ -108,7 +110,7 @@ class LlamaCppEngine:
 
         with self._load_lock:
             if self._llm is None:
-                with _parallel_sequences(MAX_SEQUENCES):
+                with parallel_sequences(MAX_SEQUENCES):
                     llm = Llama(
                         model_path=str(self._path),
                         n_ctx=self._context_size,
@@ -412,62 +414,14 @@ class LlamaCppEngine:
         assert self.prefix_states is not None
         live = common_prefix(np.asarray(llm.input_ids[: llm.n_tokens]), prompt)
         found = self.prefix_states.best(prompt, live + _RESTORE_GAIN_TOKENS)
-        if found is None:
-            return
-        import llama_cpp
-
-        state, _ = found
-        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
-        buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
-        if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(state.data), 0) == 0:
-            log.warning("a saved prompt state could not be restored; processing the prompt")
-            llm.n_tokens = 0  # the memory is empty: the whole prompt is processed
-            return
-        count = len(state.tokens)
-        llm.input_ids[:count] = state.tokens
-        llm.n_tokens = count
-        # llama-cpp-python then processes the prompt from the first token that differs.
-        llm._requires_eval = True
-        self.prefix_hits += 1
+        if found is not None:
+            restore_state(llm, found[0])
 
     def _save(self, llm: Llama) -> None:
         assert self.prefix_states is not None
-        import llama_cpp
-
-        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
-        if size > self.prefix_states.max_bytes:
-            return
-        data = bytearray(size)
-        buffer = (ctypes.c_uint8 * size).from_buffer(data)
-        written = llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0)
-        if written == 0:
-            return
-        del buffer  # a bytearray cannot be resized while exported
-        del data[written:]
-        tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
-        self.prefix_states.save(SavedState(tokens, data))
-
-
-@contextlib.contextmanager
-def _parallel_sequences(count: int) -> Iterator[None]:
-    """Contexts created meanwhile hold ``count`` sequences in one KV cache (``kv_unified``:
-    each may use the whole context, and a shared prefix is stored once). llama-cpp-python's
-    ``Llama`` takes neither setting, so its source of default parameters is wrapped."""
-    import llama_cpp.llama_cpp as low_level  # the module whose name Llama() looks up
-
-    defaults = low_level.llama_context_default_params
-
-    def parameters() -> Any:
-        params = defaults()
-        params.n_seq_max = count
-        params.kv_unified = True
-        return params
-
-    setattr(low_level, "llama_context_default_params", parameters)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(low_level, "llama_context_default_params", defaults)  # noqa: B010
+        state = read_state(llm, self.prefix_states.max_bytes)
+        if state is not None:
+            self.prefix_states.save(state)
 
 
 def _as_list(stop: str | list[str] | None) -> list[str]:

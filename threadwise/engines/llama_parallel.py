@@ -11,7 +11,8 @@ greedily decoded.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -165,3 +166,25 @@ def _accept(sequence: _Sequence, llm: Llama, vocab: Any) -> None:
             text = text[:at]
             sequence.done = True
     sequence.text = text
+
+
+@contextlib.contextmanager
+def parallel_sequences(count: int) -> Iterator[None]:
+    """Contexts created meanwhile hold ``count`` sequences in one KV cache (``kv_unified``:
+    each may use the whole context, and a shared prefix is stored once). llama-cpp-python's
+    ``Llama`` takes neither setting, so its source of default parameters is wrapped."""
+    import llama_cpp.llama_cpp as low_level  # the module whose name Llama() looks up
+
+    defaults = low_level.llama_context_default_params
+
+    def parameters() -> Any:
+        params = defaults()
+        params.n_seq_max = count
+        params.kv_unified = True
+        return params
+
+    setattr(low_level, "llama_context_default_params", parameters)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(low_level, "llama_context_default_params", defaults)  # noqa: B010

@@ -10,12 +10,20 @@ bytes; the least recently used state goes first.
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+log = logging.getLogger(__name__)
 
 Tokens = npt.NDArray[np.intc]
 
@@ -79,3 +87,39 @@ class PrefixStates:
             while total > self.max_bytes:
                 _, dropped = self._states.popitem(last=False)
                 total -= dropped.size
+
+
+def restore_state(llm: Llama, state: SavedState) -> None:
+    """Put ``state`` in ``llm``'s context (emptied if that fails), to process a prompt from
+    where it differs."""
+    import llama_cpp
+
+    llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(llm.ctx), True)
+    buffer = (ctypes.c_uint8 * len(state.data)).from_buffer(state.data)
+    if llama_cpp.llama_state_seq_set_data(llm.ctx, buffer, len(state.data), 0) == 0:
+        log.warning("a saved prompt state could not be restored; processing the prompt")
+        llm.n_tokens = 0  # the memory is empty: the whole prompt is processed
+        return
+    count = len(state.tokens)
+    llm.input_ids[:count] = state.tokens
+    llm.n_tokens = count
+    # llama-cpp-python then processes the prompt from the first token that differs.
+    llm._requires_eval = True
+
+
+def read_state(llm: Llama, max_bytes: int) -> SavedState | None:
+    """The state of ``llm``'s context, unless larger than ``max_bytes`` or unreadable."""
+    import llama_cpp
+
+    size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
+    if size > max_bytes:
+        return None
+    data = bytearray(size)
+    buffer = (ctypes.c_uint8 * size).from_buffer(data)
+    written = llama_cpp.llama_state_seq_get_data(llm.ctx, buffer, size, 0)
+    if written == 0:
+        return None
+    del buffer  # a bytearray cannot be resized while exported
+    del data[written:]
+    tokens = np.array(llm.input_ids[: llm.n_tokens], dtype=np.intc)
+    return SavedState(tokens, data)

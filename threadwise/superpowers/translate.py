@@ -26,7 +26,6 @@ from typing import TypeVar
 
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Choice, Profiles
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, Formality, MessageBody, ResponseItem
@@ -57,6 +56,7 @@ from threadwise.text.markdown_structure import inline_problems, structure_proble
 from threadwise.text.sentences import split_sentences
 from threadwise.text.tagged import Parts, Tag, text_of
 from threadwise.text.terms import Glossary, MaskedTerms, Term, mask_terms, near_spans
+from threadwise.work_queue import Priority, Scheduler
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 
 from markdown_it.token import Token
@@ -80,8 +79,3 @@ def _first_difference(before: Shape, after: Shape) -> str:
         if b != a:
             return f"structure differs at element {index}: {b[:60]!r} became {a[:60]!r}"
     return f"structure has {len(after)} elements instead of {len(before)}"
-
-
-def element_counts(text: str) -> Counter[str]:
-    """How many of each Markdown element a message has (lists, emphasis, links, code...)."""
-    return Counter(item.split(":")[0] for item in _shape(_MD.parse(text)))

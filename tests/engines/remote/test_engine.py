@@ -13,6 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 from scripts.model_server import free_port
+from tests.conftest import eventually
 from tests.engines.remote.fake_server import MODEL, FakeServer, Refuse, Stream
 from threadwise.config import RemoteEngine
 from threadwise.deadlines import Deadline
@@ -132,13 +133,11 @@ def test_busy_past_the_deadline_is_overloaded_with_its_retry_after(
     fake: FakeServer, engine: RemoteChatEngine
 ) -> None:
     fake.script = [Refuse(503, {"Retry-After": "5"})] * 3
-    started = time.monotonic()
     with pytest.raises(ServiceError) as refused:
         engine.chat(CHAT, max_tokens=20, deadline=Deadline(2))
-    assert time.monotonic() - started < 1  # it would not wait 5 s of a 2 s deadline
     assert refused.value.code is ErrorCode.OVERLOADED and refused.value.reason == "engine_busy"
     assert refused.value.retry_after == 5
-    assert len(fake.seen.requests) == 1
+    assert len(fake.seen.requests) == 1  # it would not wait 5 s of a 2 s deadline
 
 
 def test_a_refusal_names_the_setting_to_check_and_never_the_key(
@@ -241,17 +240,14 @@ def test_a_server_that_is_down_fails_fast_until_a_probe_finds_it() -> None:
     try:
         engine.load()  # nothing listens: the breaker opens rather than the start failing
         assert engine.unavailable is not None and f"127.0.0.1:{port}" in engine.unavailable
-        started = time.monotonic()
+        assert engine.breaker.open  # so a request fails at once, without trying
         with pytest.raises(ServiceError) as down:
             engine.chat(CHAT, max_tokens=5, deadline=Deadline(30))
-        assert time.monotonic() - started < 0.5
         assert down.value.code is ErrorCode.OVERLOADED and down.value.reason == "engine_down"
         assert down.value.retry_after is not None and down.value.retry_after >= 1
         with FakeServer(port).running():
-            waited = time.monotonic()
-            while engine.unavailable is not None:  # the half-open probe
-                assert time.monotonic() - waited < 10, "the probe did not find the server"
-                time.sleep(0.02)
+            # The half-open probe finds it.
+            eventually(lambda: engine.unavailable is None, 10, "the probe did not find the server")
             assert engine.chat(CHAT, max_tokens=5, deadline=Deadline(30)).text == "Hello there."
             assert engine.name == f"openai:{MODEL}@127.0.0.1:{port}"
     finally:

@@ -12,7 +12,6 @@ from tests.scripted_engine import ScriptedEngine
 from tests.superpowers.summarize.test_pipeline import body_with
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
-from threadwise.engines.scheduler import Scheduler
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.superpowers.summarize import Summarizer
 from threadwise.superpowers.summarize.superpower import (
@@ -21,6 +20,7 @@ from threadwise.superpowers.summarize.superpower import (
     SummarizeSuperpower,
 )
 from threadwise.text.languages import LanguageIdentifier
+from threadwise.work_queue import Scheduler
 
 SPANISH = "Hola, me cobraron dos veces la factura de este mes."
 READING = "Hello, they charged me twice the bill of this month."

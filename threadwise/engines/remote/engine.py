@@ -1,13 +1,13 @@
 """A chat model on an OpenAI-compatible server: ``POST {url}/chat/completions``, streamed (SSE).
 
-Requests run on the engine's own event loop (one thread, one connection pool); the calling
-thread waits for them, passes streamed text to ``on_text`` and watches the deadline. A request
-whose deadline passes, or whose caller went away, is cancelled, which closes its stream (the
-servers stop generating for a closed connection). At most ``concurrency`` requests are in
-flight at once (``chat_many`` sends its chats side by side within that). A server that answers
-429 or 503 is asked again after its ``Retry-After`` (else an exponential backoff) while the
-deadline allows, then the request is answered ``OVERLOADED``; connection failures open the
-circuit breaker, after which requests fail at once until a probe finds the server again.
+Requests run on the engine's own event loop (``loop``); a request whose deadline passes, or
+whose caller went away, is cancelled, which closes its stream (the servers stop generating for
+a closed connection). At most ``concurrency`` requests are in flight at once (``chat_many``
+sends its chats side by side within that). A server that answers 429 or 503 is asked again
+after its ``Retry-After`` (else an exponential backoff) while the deadline allows, then the
+request is answered ``OVERLOADED``; connection failures open the circuit breaker (``health``),
+after which requests fail at once until a probe finds the server again. ``exchange`` writes
+each request and reads its answer.
 
 What the embedded engine does with llama.cpp's state falls to the server: a prompt that
 extends an earlier one is processed from where it differs by llama.cpp's prompt cache
@@ -18,17 +18,14 @@ extends an earlier one is processed from where it differs by llama.cpp's prompt 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import math
-import queue
 import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -39,20 +36,20 @@ from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.metering import charge
 from threadwise.engines.remote import servers
 from threadwise.engines.remote.breaker import CircuitBreaker
-from threadwise.engines.remote.prefill import EchoFilter, with_instruction
-from threadwise.engines.remote.stream import deltas, error_message, retry_after
+from threadwise.engines.remote.exchange import Again, Ask, payload, read_answer
+from threadwise.engines.remote.health import ServerHealth
+from threadwise.engines.remote.loop import EngineLoop
+from threadwise.engines.remote.prefill import EchoFilter
+from threadwise.engines.remote.stream import error_message, retry_after
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 Emit = Callable[[str], None]
 # (prompt tokens, completion tokens, seconds, of which generating) of each call.
 CallObserver = Callable[[int, int, float, float], None]
 
-# How often a waiting caller looks at its deadline.
-_POLL_SECONDS = 0.05
 # Attempts at a request the server refused as busy (429, 503) or dropped before answering.
 _ATTEMPTS = 5
 _BACKOFF_SECONDS = 0.5
@@ -65,24 +62,6 @@ _NO_DEADLINE_SECONDS = 600.0
 # its deadline, and no answer the server could finish in time is cut.
 _RATE_MARGIN = 1.5
 _COUNTS_KEPT = 4096
-
-
-@dataclass(frozen=True)
-class _Ask:
-    messages: list[ChatMessage]
-    max_tokens: int
-    deadline: Deadline | None
-    continue_from: str
-    stop: Sequence[str]
-
-
-class _Again(Exception):
-    """A failure worth another attempt; ``error`` answers the request when none is left."""
-
-    def __init__(self, error: ServiceError, after: float | None = None) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.after = after
 
 
 class RemoteChatEngine:
@@ -102,13 +81,11 @@ class RemoteChatEngine:
         self.breaker = breaker
         self._on_call = on_call
         self._info: servers.ServerInfo | None = None
-        self._start_lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._loop = EngineLoop(self.host, self._open, self._shut)
+        self._health = ServerHealth(self.host, breaker, self._probe)
         self._client: httpx2.AsyncClient | None = None
         self._slots = asyncio.Semaphore(server.concurrency)
         self._connecting = asyncio.Lock()
-        self._recovery: asyncio.Task[None] | None = None
         self._counts: OrderedDict[str, int] = OrderedDict()
         self._counts_lock = threading.Lock()
         # The fastest generation seen (tokens a second): the basis of the max_tokens cap.
@@ -121,10 +98,6 @@ class RemoteChatEngine:
     @property
     def context_size(self) -> int:
         return self._context_size
-
-    @property
-    def loaded(self) -> bool:
-        return self._info is not None
 
     @property
     def unavailable(self) -> str | None:
@@ -142,24 +115,17 @@ class RemoteChatEngine:
         fail at once, ``/readyz`` says why) rather than failing the start: it is probed
         until it answers."""
         try:
-            self._run(lambda _: self._connect(), None)
+            self._loop.run(lambda _: self._connect(), None)
         except ServiceError as exc:
             log.warning("%s", exc.message)
 
     def close(self) -> None:
-        with self._start_lock:
-            loop, thread, self._loop = self._loop, self._thread, None
-        if loop is None or thread is None:
-            return
-        asyncio.run_coroutine_threadsafe(self._shut(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
+        self._loop.close()
 
     def count_tokens(self, text: str) -> int:
         """The server's tokenizer's count where it has one that does not wait for the model
         (see ``servers``), else an estimate that errs high."""
-        info, client, loop = self._info, self._client, self._loop
+        info, client, loop = self._info, self._client, self._loop.running
         if info is None or info.traits.tokenizer is None or client is None or loop is None:
             return servers.estimate_tokens(text)
         if self.breaker.open:
@@ -195,8 +161,8 @@ class RemoteChatEngine:
         stop: Sequence[str] = (),
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
-        ask = _Ask(list(messages), max_tokens, deadline, continue_from, tuple(stop))
-        return self._run(lambda emit: self._answer(ask, emit), deadline, on_text)
+        ask = Ask(list(messages), max_tokens, deadline, continue_from, tuple(stop))
+        return self._loop.run(lambda emit: self._answer(ask, emit), deadline, on_text)
 
     def chat_many(
         self,
@@ -212,59 +178,12 @@ class RemoteChatEngine:
         every_stop = list(stops) or [()] * len(chats)
         starts = answer_starts(continue_from, len(chats))
         asks = [
-            _Ask(list(chat), budget, deadline, start, tuple(stop))
+            Ask(list(chat), budget, deadline, start, tuple(stop))
             for chat, budget, start, stop in zip(chats, max_tokens, starts, every_stop, strict=True)
         ]
-        return self._run(lambda _: self._answer_all(asks), deadline)
+        return self._loop.run(lambda _: self._answer_all(asks), deadline)
 
-    # --- the caller's thread and the engine's loop --------------------------------------------
-
-    def _start(self) -> asyncio.AbstractEventLoop:
-        with self._start_lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=loop.run_forever, name=f"llm-{self.host}", daemon=True
-                )
-                thread.start()
-                asyncio.run_coroutine_threadsafe(self._open(), loop).result()
-                self._loop, self._thread = loop, thread
-            return self._loop
-
-    def _run(
-        self,
-        work: Callable[[Emit | None], Coroutine[Any, Any, T]],
-        deadline: Deadline | None,
-        on_text: Callable[[str], None] | None = None,
-    ) -> T:
-        """``work`` on the engine's loop; its text passed to ``on_text`` on this thread. Past
-        the deadline, or cancelled, it is cancelled (its streams closed) and this raises."""
-        loop = self._start()
-        pieces: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        future = asyncio.run_coroutine_threadsafe(
-            work(pieces.put if on_text is not None else None), loop
-        )
-        future.add_done_callback(lambda _: pieces.put(None))
-        try:
-            while True:
-                try:
-                    piece = pieces.get(timeout=_POLL_SECONDS)
-                except queue.Empty:
-                    piece = ""
-                if piece is None:
-                    return future.result()
-                if piece and on_text is not None:
-                    on_text(piece)
-                if deadline is not None and deadline.stop_requested():
-                    deadline.check()
-        except concurrent.futures.CancelledError:
-            raise ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                f"The request to the model server at {self.host} was cancelled: the engine is "
-                "shutting down. Retry the request.",
-            ) from None
-        finally:
-            future.cancel()  # nothing once it is done; else its streams are closed
+    # --- the engine's loop: opened with the first request, shut by ``close`` -----------------
 
     async def _open(self) -> None:
         key = self._server.api_key
@@ -283,7 +202,7 @@ class RemoteChatEngine:
 
     # --- a request ----------------------------------------------------------------------------
 
-    async def _answer_all(self, asks: list[_Ask]) -> list[Completion]:
+    async def _answer_all(self, asks: list[Ask]) -> list[Completion]:
         tasks = [asyncio.ensure_future(self._answer(ask, None)) for ask in asks]
         try:
             return list(await asyncio.gather(*tasks))
@@ -291,17 +210,17 @@ class RemoteChatEngine:
             for task in tasks:
                 task.cancel()  # those still running when one failed
 
-    async def _answer(self, ask: _Ask, emit: Emit | None) -> Completion:
+    async def _answer(self, ask: Ask, emit: Emit | None) -> Completion:
         """Attempts until one answers, the attempts run out or the deadline would pass."""
         attempt = 0
         while True:
             if self.breaker.open:
-                raise self._down()
+                raise self._health.down()
             info = await self._connect()
             try:
                 async with self._slots:
                     return await self._attempt(ask, info.traits, emit)
-            except _Again as again:
+            except Again as again:
                 attempt += 1
                 backoff = min(_BACKOFF_CEILING_SECONDS, _BACKOFF_SECONDS * 2 ** (attempt - 1))
                 wait = again.after if again.after is not None else random.uniform(0, backoff)
@@ -312,41 +231,17 @@ class RemoteChatEngine:
                     raise again.error from None
                 await asyncio.sleep(wait)
 
-    def _payload(self, ask: _Ask, traits: servers.ServerTraits) -> dict[str, Any]:
-        messages = ask.messages
-        fields = dict(traits.fields)
-        if ask.continue_from and traits.continues == "instruction":
-            messages = with_instruction(messages, ask.continue_from)
-        elif ask.continue_from:
-            messages = [*messages, {"role": "assistant", "content": ask.continue_from}]
-            if traits.continues == "flag":
-                fields |= {"continue_final_message": True, "add_generation_prompt": False}
-        payload: dict[str, Any] = {
-            "messages": messages,
-            "stream": True,
-            "max_tokens": self._token_cap(ask),
-            "temperature": 0.0,
-            **fields,
-        }
-        if self._model:
-            payload["model"] = self._model
-        if ask.stop:
-            payload["stop"] = list(ask.stop)[:4]  # the OpenAI API takes up to four
-        if traits.usage:
-            payload["stream_options"] = {"include_usage": True}
-        return payload
-
-    def _token_cap(self, ask: _Ask) -> int:
+    def _token_cap(self, ask: Ask) -> int:
         if ask.deadline is None or self._peak_rate <= 0:
             return ask.max_tokens
         possible = math.ceil(ask.deadline.remaining() * self._peak_rate * _RATE_MARGIN) + 16
         return max(1, min(ask.max_tokens, possible))
 
     async def _attempt(
-        self, ask: _Ask, traits: servers.ServerTraits, emit: Emit | None
+        self, ask: Ask, traits: servers.ServerTraits, emit: Emit | None
     ) -> Completion:
         assert self._client is not None
-        payload = self._payload(ask, traits)
+        body = payload(ask, traits, self._model, self._token_cap(ask))
         asked = ask.continue_from and traits.continues == "instruction"
         echo = EchoFilter(ask.continue_from) if asked else None
         left = ask.deadline.remaining() if ask.deadline else _NO_DEADLINE_SECONDS
@@ -355,11 +250,11 @@ class RemoteChatEngine:
         written: list[str] = []
         try:
             async with self._client.stream(
-                "POST", f"{self._server.url}/chat/completions", json=payload, timeout=timeout
+                "POST", f"{self._server.url}/chat/completions", json=body, timeout=timeout
             ) as response:
                 if response.status_code != 200:
                     await self._refused(response)
-                completion = await self._read(response, ask, payload, echo, emit, written, started)
+                completion = await self._read(response, ask, body, echo, emit, written, started)
                 self.breaker.succeeded()
                 return completion
         except httpx2.TimeoutException as exc:
@@ -370,7 +265,7 @@ class RemoteChatEngine:
         except httpx2.TransportError as exc:
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if written and emit is not None:  # the caller saw part of it: not asked again
-                self._failed(reason)
+                self._health.failed(reason)
                 raise ServiceError(
                     ErrorCode.PROCESSING_FAILED,
                     f"The model server at {self.host} dropped the answer mid-stream ({reason}). "
@@ -381,57 +276,23 @@ class RemoteChatEngine:
     async def _read(
         self,
         response: httpx2.Response,
-        ask: _Ask,
-        payload: dict[str, Any],
+        ask: Ask,
+        body: dict[str, Any],
         echo: EchoFilter | None,
         emit: Emit | None,
         written: list[str],
         started: float,
     ) -> Completion:
-        """The answer from its deltas; ``written`` holds its text so far (passed on to
-        ``emit`` as it comes)."""
-        finish: str | None = None
-        usage = None
-        pieces = 0
-        first = last = 0.0
-
-        def write(text: str) -> None:
-            if text:
-                written.append(text)
-                if emit is not None:
-                    emit(text)
-
-        async for delta in deltas(response, self.host):
-            if delta.text:
-                pieces += 1
-                last = time.perf_counter()
-                first = first or last
-                write(echo.feed(delta.text) if echo else delta.text)
-            finish = delta.finish_reason or finish
-            usage = delta.usage or usage
-            if ask.stop and _cut(written, ask.stop):
-                finish = "stop"  # a server that ignored ``stop``: closed here
-                break
-        if echo is not None:
-            write(echo.finish())
-        if finish is None:
-            # Ended without saying why: interrupted (llama-cpp-python does that for a newer
-            # request unless started with --interrupt_requests False) or cut off.
-            error = ServiceError(
-                ErrorCode.PROCESSING_FAILED,
-                f"The model server at {self.host} ended its answer without finishing it. Retry "
-                "the request.",
-            )
-            if written and emit is not None:
-                raise error
-            raise _Again(error)
-        tokens = _count(usage, "completion_tokens") or pieces
+        """The answer, metered; ``written`` holds its text so far."""
+        streamed = await read_answer(response, ask, echo, emit, written, self.host)
+        first, last = streamed.first, streamed.last
+        tokens = streamed.count("completion_tokens") or streamed.pieces
         if tokens > 8 and last > first:
             self._peak_rate = max(self._peak_rate, (tokens - 1) / (last - first))
-        if finish == "length" and payload["max_tokens"] < ask.max_tokens:
+        if streamed.finish == "length" and body["max_tokens"] < ask.max_tokens:
             raise self._timed_out(ask)  # cut at what the time left allowed
-        prompt_tokens = _count(usage, "prompt_tokens") or sum(
-            servers.estimate_tokens(m["content"]) + 4 for m in payload["messages"]
+        prompt_tokens = streamed.count("prompt_tokens") or sum(
+            servers.estimate_tokens(m["content"]) + 4 for m in body["messages"]
         )
         # On the engine's loop, in a copy of the calling thread's context
         # (run_coroutine_threadsafe takes one): the caller's meter.
@@ -442,7 +303,7 @@ class RemoteChatEngine:
             text=(ask.continue_from + "".join(written)).strip(),
             prompt_tokens=prompt_tokens,
             completion_tokens=tokens,
-            truncated=finish == "length",
+            truncated=streamed.finish == "length",
         )
 
     async def _refused(self, response: httpx2.Response) -> None:
@@ -455,7 +316,7 @@ class RemoteChatEngine:
         if status in (429, 503):
             self.breaker.succeeded()  # alive, only busy
             after = retry_after(response.headers)
-            raise _Again(
+            raise Again(
                 ServiceError(
                     ErrorCode.OVERLOADED,
                     f"The model server at {self.host} is busy ({said}); nothing was completed. "
@@ -482,7 +343,7 @@ class RemoteChatEngine:
             f"The model server at {self.host} refused the request ({said}); {hint}.",
         )
 
-    def _timed_out(self, ask: _Ask) -> ServiceError:
+    def _timed_out(self, ask: Ask) -> ServiceError:
         if ask.deadline is not None:
             return ask.deadline.timeout_error()
         return ServiceError(
@@ -500,8 +361,8 @@ class RemoteChatEngine:
                 try:
                     info = await servers.detect(self._client, self._server.url, self._server.server)
                 except httpx2.TransportError as exc:
-                    self._failed(f"{type(exc).__name__}: {exc}", trip=True)
-                    raise self._down() from None
+                    self._health.failed(f"{type(exc).__name__}: {exc}", trip=True)
+                    raise self._health.down() from None
                 self._model = self._model or next(iter(info.models), "")
                 if self._server.context_size is None and info.context_size:
                     self._context_size = info.context_size
@@ -515,60 +376,10 @@ class RemoteChatEngine:
                 )
             return self._info
 
-    def _unreachable(self, reason: str) -> _Again:
-        self._failed(reason)
-        return _Again(self._down(reason))
+    def _unreachable(self, reason: str) -> Again:
+        self._health.failed(reason)
+        return Again(self._health.down(reason))
 
-    def _down(self, reason: str | None = None) -> ServiceError:
-        wait = self.breaker.next_probe() if self.breaker.open else self.breaker.cooldown
-        return ServiceError(
-            ErrorCode.OVERLOADED,
-            f"The model server at {self.host} is not answering ({reason or self.breaker.reason})"
-            "; nothing was started. Retry after the time in the Retry-After header.",
-            retry_after=max(1.0, wait),
-            reason="engine_down",
-        )
-
-    def _failed(self, reason: str, *, trip: bool = False) -> None:
-        """A connection failure: the breaker may open, and then it is probed until it closes."""
-        opened = self.breaker.trip(reason) if trip else self.breaker.failed(reason)
-        if opened:
-            log.warning(
-                "the model server at %s is down (%s): requests fail at once, and it is probed "
-                "every %g s",
-                self.host,
-                reason,
-                self.breaker.cooldown,
-            )
-        if self.breaker.open and (self._recovery is None or self._recovery.done()):
-            self._recovery = asyncio.get_running_loop().create_task(self._recover())
-
-    async def _recover(self) -> None:
-        """Half-open: probe the server (a request of no cost) until it answers."""
-        while self.breaker.open:
-            await asyncio.sleep(self.breaker.next_probe())
-            assert self._client is not None
-            try:
-                if not await servers.answers(self._client, self._server.url):
-                    self.breaker.trip("it answers /health with an error")
-                    continue
-            except httpx2.TransportError as exc:
-                self.breaker.trip(f"{type(exc).__name__}: {exc}")
-                continue
-            self.breaker.succeeded()
-            log.info("the model server at %s answers again", self.host)
-
-
-def _cut(written: list[str], stops: Sequence[str]) -> bool:
-    """Cut ``written`` before the first of ``stops`` in it; whether there was one."""
-    text = "".join(written)
-    at = min((i for i in (text.find(s) for s in stops) if i >= 0), default=-1)
-    if at < 0:
-        return False
-    written[:] = [text[:at]]
-    return True
-
-
-def _count(usage: object, key: str) -> int:
-    value = usage.get(key) if isinstance(usage, dict) else None
-    return value if isinstance(value, int) and value >= 0 else 0
+    async def _probe(self) -> bool:
+        assert self._client is not None
+        return await servers.answers(self._client, self._server.url)

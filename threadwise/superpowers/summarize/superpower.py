@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from threadwise.cache import Cache
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
 from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.job import SummaryJob
@@ -20,6 +19,7 @@ from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.sentences import fit_length
 from threadwise.superpowers.summarize.streaming import DraftStream
 from threadwise.text.transcript import Transcript
+from threadwise.work_queue import Priority, Scheduler
 
 # Messages' English readings (texts, their conversations' numbers; None: none needed or
 # possible): ``TranslateSuperpower.readings``.

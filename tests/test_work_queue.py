@@ -3,14 +3,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import pytest
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.scheduler import Priority, Scheduler
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+from threadwise.work_queue import Priority, Scheduler
+
+T = TypeVar("T")
 
 
 def scheduler(capacity: int, **options: Any) -> Scheduler:
@@ -19,11 +22,50 @@ def scheduler(capacity: int, **options: Any) -> Scheduler:
     return Scheduler(capacity=capacity, name="test", **options)
 
 
-async def started(scheduler: Scheduler, release: threading.Event) -> asyncio.Future[bool]:
-    """A job holding the worker until ``release`` is set."""
-    task = asyncio.ensure_future(scheduler.run(release.wait, Deadline(10)))
-    while scheduler.depth == 0 or scheduler.waiting:
-        await asyncio.sleep(0.01)
+class Clock:
+    """A clock that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Signal:
+    """Set on any thread (a worker's), awaited on the event loop."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+
+    def set(self) -> None:
+        self._loop.call_soon_threadsafe(self._event.set)
+
+    async def wait(self) -> None:
+        await asyncio.wait_for(self._event.wait(), 10)
+
+
+async def queued(run: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """``run`` (a ``Scheduler.run``) as a task, once its job is queued: it queues before its
+    first ``await``, so one turn of the event loop is all it takes (not a wait on time)."""
+    task = asyncio.ensure_future(run)
+    await asyncio.sleep(0)
+    return task
+
+
+async def started(
+    scheduler: Scheduler, release: threading.Event, deadline: Deadline | None = None, **options: Any
+) -> asyncio.Task[bool]:
+    """A job holding a worker until ``release`` is set, once it runs."""
+    running = Signal()
+
+    def hold() -> bool:
+        running.set()
+        return release.wait()
+
+    task = asyncio.ensure_future(scheduler.run(hold, deadline or Deadline(10), **options))
+    await running.wait()
     return task
 
 
@@ -32,10 +74,9 @@ def test_full_queue_refuses_at_once_with_retry_after() -> None:
         queue = scheduler(1)
         release = threading.Event()
         first = await started(queue, release)
-        began = time.monotonic()
         with pytest.raises(ServiceError) as caught:
             await queue.run(lambda: True, Deadline(10))
-        assert time.monotonic() - began < 0.1
+        assert not first.done()  # refused while the first still holds the worker
         assert caught.value.code is ErrorCode.OVERLOADED
         assert caught.value.reason == "queue_full"
         assert caught.value.retry_after is not None and caught.value.retry_after >= 1
@@ -49,24 +90,39 @@ def test_full_queue_refuses_at_once_with_retry_after() -> None:
     asyncio.run(scenario())
 
 
-def test_job_that_waited_past_its_deadline_is_not_run() -> None:
+@pytest.mark.parametrize(
+    ("seconds", "code", "reason"),
+    [
+        # Less left of its deadline than a job takes: the queue was too long, which a retry
+        # elsewhere can avoid.
+        (1.5, ErrorCode.OVERLOADED, "queue_wait"),
+        # Its deadline passed while it waited.
+        (0.5, ErrorCode.REQUEST_TIMEOUT, None),
+    ],
+)
+def test_job_that_waited_too_long_for_its_deadline_is_not_run(
+    seconds: float, code: ErrorCode, reason: str | None
+) -> None:
     async def scenario() -> None:
-        queue = scheduler(2)
+        clock = Clock()
+        queue = scheduler(2, clock=clock)
         release = threading.Event()
         first = await started(queue, release)
         ran: list[int] = []
-        second = asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(0.05)))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0.2)
+        second = await queued(queue.run(lambda: ran.append(1), Deadline(seconds, clock)))
+        clock.now += 1.0  # the first runs for a second (the mean from then on)
         release.set()
         await first
         with pytest.raises(ServiceError) as caught:
             await second
-        # Nothing was started: the queue was too long, which a retry elsewhere can avoid.
-        assert caught.value.code is ErrorCode.OVERLOADED
-        assert caught.value.reason == "queue_wait" and caught.value.retry_after
-        assert ran == []
+        assert caught.value.code is code
+        assert caught.value.reason == reason
+        if code is ErrorCode.OVERLOADED:
+            assert caught.value.retry_after == 1.0
+        assert ran == []  # nothing was started
         queue.shutdown()
+
+    asyncio.run(scenario())
 
 
 def test_a_job_that_would_miss_its_deadline_in_the_queue_is_refused_at_once() -> None:
@@ -96,8 +152,7 @@ def test_expected_wait_grows_with_the_queue() -> None:
         release = threading.Event()
         first = await started(queue, release)
         one = queue.expected_wait()
-        second = asyncio.ensure_future(queue.run(lambda: None, Deadline(10)))
-        await asyncio.sleep(0.01)
+        second = await queued(queue.run(lambda: None, Deadline(10)))
         assert queue.expected_wait() > one > 0
         # Interactive work is not behind the waiting batch job.
         assert queue.expected_wait(Priority.INTERACTIVE) < queue.expected_wait(Priority.BATCH)
@@ -114,16 +169,14 @@ def test_a_cancelled_waiting_job_leaves_the_queue_at_once() -> None:
         release = threading.Event()
         first = await started(queue, release)
         ran: list[int] = []
-        waiting = asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(10)))
-        await asyncio.sleep(0.01)
+        waiting = await queued(queue.run(lambda: ran.append(1), Deadline(10)))
         assert queue.depth == 2
         waiting.cancel()
-        await asyncio.sleep(0)
-        assert queue.depth == 1  # at once, while the first still runs
-        release.set()
-        await first
         with pytest.raises(asyncio.CancelledError):
             await waiting
+        assert queue.depth == 1 and not first.done()  # at once, while the first still runs
+        release.set()
+        await first
         assert ran == [] and queue.depth == 0
         queue.shutdown()
 
@@ -135,20 +188,21 @@ def test_a_cancelled_running_job_is_told_through_its_deadline() -> None:
         queue = scheduler(1)
         deadline = Deadline(10)
         checks: list[bool] = []
+        running, stopped = Signal(), Signal()
 
         def work() -> None:
+            running.set()
             while not deadline.stop_requested():
-                time.sleep(0.01)
+                time.sleep(0.01)  # a slow engine's work, checking its deadline as it goes
             checks.append(deadline.cancelled)
+            stopped.set()
 
         task = asyncio.ensure_future(queue.run(work, deadline))
-        while queue.depth == 0:
-            await asyncio.sleep(0.01)
+        await running.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        while queue.depth:
-            await asyncio.sleep(0.01)
+        await stopped.wait()
         assert checks == [True]
         queue.shutdown()
 
@@ -161,18 +215,18 @@ def test_a_cancelled_running_job_is_told_through_its_deadline() -> None:
 )
 def test_interactive_work_goes_before_waiting_summaries(policy: str, expected: list[str]) -> None:
     async def scenario() -> list[str]:
-        queue = scheduler(4, policy=policy)
+        clock = Clock()
+        queue = scheduler(4, policy=policy, clock=clock)
         release = threading.Event()
         first = await started(queue, release)
         order: list[str] = []
-        summary = asyncio.ensure_future(
+        summary = await queued(
             queue.run(lambda: order.append("summary"), Deadline(10), Priority.BATCH)
         )
-        await asyncio.sleep(0.01)
-        translate = asyncio.ensure_future(
+        clock.now += 0.01
+        translate = await queued(
             queue.run(lambda: order.append("translate"), Deadline(10), Priority.INTERACTIVE)
         )
-        await asyncio.sleep(0.01)
         release.set()
         await asyncio.gather(first, summary, translate)
         queue.shutdown()
@@ -208,11 +262,8 @@ def test_at_a_drain_waiting_jobs_are_handed_back_and_the_running_one_finishes() 
         release = threading.Event()
         first = await started(queue, release)
         ran: list[int] = []
-        waiting = [
-            asyncio.ensure_future(queue.run(lambda: ran.append(1), Deadline(10))) for _ in range(2)
-        ]
-        while queue.waiting < 2:
-            await asyncio.sleep(0)
+        waiting = [await queued(queue.run(lambda: ran.append(1), Deadline(10))) for _ in range(2)]
+        assert queue.waiting == 2
         assert queue.hand_back_waiting() == 2
         for job in waiting:
             with pytest.raises(ServiceError) as caught:
@@ -237,20 +288,16 @@ def test_a_busy_lane_holds_one_thread_and_the_others_keep_working() -> None:
     async def scenario() -> None:
         queue = scheduler(8, workers=2)
         release = threading.Event()
-        stuck = asyncio.ensure_future(queue.run(release.wait, Deadline(10), lanes={"large"}))
-        while queue.depth == 0 or queue.waiting:
-            await asyncio.sleep(0.01)
+        stuck = await started(queue, release, lanes={"large"})
         order: list[str] = []
-        behind = asyncio.ensure_future(
+        behind = await queued(
             queue.run(lambda: order.append("large"), Deadline(60), cost=1000, lanes={"large"})
         )
-        await asyncio.sleep(0.01)
         # A thread is free for other work: the large job waiting for its lane is not ahead.
         assert queue.expected_wait() < 0.1
-        began = time.monotonic()
         await queue.run(lambda: order.append("other lane"), Deadline(10), lanes={"other"})
         await queue.run(lambda: order.append("no lane"), Deadline(10))
-        assert time.monotonic() - began < 0.5 and order == ["other lane", "no lane"]
+        assert order == ["other lane", "no lane"] and not stuck.done()
         release.set()
         await asyncio.gather(stuck, behind)
         assert order == ["other lane", "no lane", "large"]

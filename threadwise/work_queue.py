@@ -25,12 +25,12 @@ import threading
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.cores import CoreShare
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
@@ -65,6 +65,12 @@ class _Job(Generic[T]):
     context: contextvars.Context = field(default_factory=contextvars.copy_context)
 
 
+class CoreCounter(Protocol):
+    """Counts running jobs that compete with the model for cores (``engines.cores.CoreShare``)."""
+
+    def busy(self) -> AbstractContextManager[None]: ...
+
+
 class SchedulerObserver:
     """What the scheduler reports (metrics); the default ignores everything."""
 
@@ -94,9 +100,11 @@ class Scheduler:
         nice: int = 0,
         workers: int = 1,
         typical_seconds: tuple[float, float] = (2.0, 5.0),
-        cores: CoreShare | None = None,
+        cores: CoreCounter | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.capacity = capacity
+        self._clock = clock
         # Jobs are counted there while they run: they compete with the model for cores.
         self._cores = cores
         self.name = name
@@ -137,7 +145,7 @@ class Scheduler:
     def expected_wait(self, priority: Priority = Priority.BATCH) -> float:
         """Seconds a job of ``priority`` queued now would wait before it starts."""
         with self._cond:
-            return self._wait_locked(self._rank(priority, time.monotonic()), frozenset())
+            return self._wait_locked(self._rank(priority, self._clock()), frozenset())
 
     def _busy_lanes(self) -> set[str]:
         return {lane for j in self._running for lane in j.lanes}
@@ -150,7 +158,7 @@ class Scheduler:
         return max(mean - elapsed, mean / 4, elapsed / 4)
 
     def _wait_locked(self, rank: float, lanes: frozenset[str]) -> float:
-        now = time.monotonic()
+        now = self._clock()
         # Behind the jobs of its lanes, whatever the other threads do.
         lane_wait = sum(self._left(j, now) for j in self._running if j.lanes & lanes) + sum(
             self._mean[j.priority] * j.cost
@@ -184,7 +192,7 @@ class Scheduler:
         cost: float,
         lanes: frozenset[str],
     ) -> _Job[T]:
-        now = time.monotonic()
+        now = self._clock()
         with self._cond:
             if self._closed:
                 raise ServiceError(
@@ -228,7 +236,7 @@ class Scheduler:
 
     def _retry_after_locked(self) -> float:
         """When a slot frees: the first running job's expected end (at least 1 s)."""
-        now = time.monotonic()
+        now = self._clock()
         left = [self._left(j, now) for j in self._running]
         return max(1.0, min(left, default=1.0))
 
@@ -265,7 +273,7 @@ class Scheduler:
     def submit(self, work: Callable[[], T]) -> Future[T]:
         """Queue start-up work (loading the model) ahead of everything, outside admission and
         the counts."""
-        job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, time.monotonic())
+        job: _Job[T] = _Job(work, None, Priority.INTERACTIVE, float("-inf"), -1, self._clock())
         with self._cond:
             self._waiting.append(job)
             self._cond.notify()
@@ -289,7 +297,7 @@ class Scheduler:
                     return
                 job = min(ready, key=lambda j: (j.rank, j.order))
                 self._waiting.remove(job)
-                job.started = time.monotonic()
+                job.started = self._clock()
                 self._running.append(job)
             settle = self._execute(job)
             with self._cond:
@@ -349,7 +357,7 @@ class Scheduler:
         else:
             return functools.partial(job.future.set_result, result)
         finally:
-            seconds = time.monotonic() - job.started
+            seconds = self._clock() - job.started
             if job.order >= 0:  # start-up work says nothing about requests
                 with self._cond:
                     # The first run replaces the guess; later ones move the mean a third.

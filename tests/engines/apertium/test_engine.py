@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import string
-import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import DATA
-from threadwise.deadlines import Deadline
-from threadwise.engines.apertium import (
-    RESERVED,
-    ApertiumEngine,
-    carry_reserved,
-    from_stream,
-    put_back,
-    to_stream,
-)
-from threadwise.engines.translation import TranslationEngineError
+from tests.conftest import DATA, deadline_at_check
+from tests.engines.apertium.test_stream import HOSTILE, LONG_WORD
+from threadwise.engines.apertium import RESERVED, ApertiumEngine
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.text.markdown_segments import MarkdownSegmenter
@@ -32,27 +20,6 @@ from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Tag, to_tagged
 
 CORPUS: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def apertium() -> Iterator[ApertiumEngine]:
-    engine = ApertiumEngine(["en", "es", "fr", "de", "pt"])
-    engine.load()
-    yield engine
-    engine.close()
-
-
-def test_stream_format_round_trip() -> None:
-    parts = ("a [b] ^c$ /d @e\x00 ", Tag(1, "open"), "f*", Tag(1, "close"), Tag(2, "atom"))
-    carried, reserved = carry_reserved(parts)
-    # Only words and blanks are left as text; each run of reserved characters is an atom.
-    assert not any(RESERVED.search(p) for p in carried if isinstance(p, str))
-    assert (
-        to_tagged(carried) == "a <x3/>b<x4/> <x5/>c<x6/> <x7/>d <x8/>e<x9/> <g1>f<x10/></g1><x2/>"
-    )
-    assert from_stream(to_stream(carried)).strip() == to_tagged(carried)
-    assert put_back(carried, reserved) == parts
-    assert from_stream("^*unknown #word @other") == "^unknown word other"
 
 
 def test_directions_direct_and_via_spanish(apertium: ApertiumEngine) -> None:
@@ -64,22 +31,11 @@ def test_directions_direct_and_via_spanish(apertium: ApertiumEngine) -> None:
     assert apertium.name_for("en", "pt", "BR") == "apertium:eng-spa+es-pt_BR"
 
 
-def test_translates_with_tags_kept_in_milliseconds(apertium: ApertiumEngine) -> None:
+def test_translates_with_tags_kept(apertium: ApertiumEngine) -> None:
     segment = ("Please send me your ", Tag(1, "open"), "order number", Tag(1, "close"), ".")
-    started = time.perf_counter()
     [result] = apertium.translate([segment], "en", "es")
-    assert time.perf_counter() - started < 0.5
     assert result is not None
     assert to_tagged(result) == "Complacer enviarme vuestro <g1>número de orden</g1>."
-
-
-def test_restarts_a_dead_pipeline(apertium: ApertiumEngine) -> None:
-    apertium.translate([("The house is red.",)], "en", "es")
-    pipeline = apertium._pipeline(apertium._mode_chain("en", "es", None)[0])
-    pipeline._processes[3].kill()
-    pipeline._processes[3].wait()
-    [result] = apertium.translate([("The house is red.",)], "en", "es")
-    assert result == ("La casa es roja.",)
 
 
 def test_markdown_corpus_keeps_its_structure(apertium: ApertiumEngine) -> None:
@@ -115,9 +71,8 @@ def test_every_character_a_user_can_type_goes_through(
     back as the engine's own marks, dropped."""
     for char in TYPED:
         text = f"Thanks a lot{char} I have{char}{char}a house{char}."
-        started = time.perf_counter()
+        # A character that hung a program would have the watchdog fail the request.
         [result] = apertium.translate([(text,)], "en", target)
-        assert time.perf_counter() - started < 1, repr(char)
         assert result is not None, repr(char)
         translated = to_tagged(result)
         assert translated.count(char) == text.count(char), (repr(char), translated)
@@ -147,35 +102,13 @@ def test_any_text_round_trips_its_reserved_characters(apertium: ApertiumEngine, 
             assert to_tagged(result).count(char) == text.count(char), (text, result)
 
 
-def test_a_hung_pipeline_fails_at_once_and_is_restarted() -> None:
-    """A pipeline that stops answering (here: one of its programs stopped) fails within the
-    watchdog's time, once (the same text would hang it again), and the next text finds it
-    restarted; the other directions never wait for it."""
-    engine = ApertiumEngine(["en", "es", "fr"])
-    try:
-        engine.translate([("Good morning.",)], "en", "es")
-        pipeline = engine._pipeline(engine._mode_chain("en", "es", None)[0])
-        os.kill(pipeline._processes[5].pid, signal.SIGSTOP)  # lrx-proc, where `^` hung
-        started = time.monotonic()
-        with pytest.raises(TranslationEngineError, match="did not answer"):
-            engine.translate([("The house is red.",)], "en", "es")
-        assert time.monotonic() - started < 4
-        assert engine.translate([("Buenos días.",)], "es", "fr") == [("Bonjour.",)]
-        assert engine.translate([("The house is red.",)], "en", "es") == [("La casa es roja.",)]
-    finally:
-        engine.close()
-
-
 def test_a_long_request_stops_at_its_deadline(apertium: ApertiumEngine) -> None:
-    # 400 exchanges: a minute's work or more, so a stop seconds after the deadline is told
-    # apart from finishing, however busy the machine is.
+    # 400 exchanges: a minute's work or more, of which two run before the deadline passes
+    # (checked before each); one that went on to the end would not time out.
     sentences = [("The house is red and the garden is green. " * 200,)] * 400
-    deadline = Deadline(0.2)
-    started = time.monotonic()
     with pytest.raises(ServiceError) as caught:
-        apertium.translate(sentences, "en", "fr", deadline=deadline)
+        apertium.translate(sentences, "en", "fr", deadline=deadline_at_check(3))
     assert caught.value.code is ErrorCode.REQUEST_TIMEOUT
-    assert time.monotonic() - started < 10
 
 
 def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumEngine) -> None:
@@ -186,12 +119,6 @@ def test_dictionaries_tell_which_language_knows_a_short_text(apertium: ApertiumE
     assert apertium.known_words("Merci !", "en") == (0, 1)
     # Reserved characters are no words, and never reach the analyzer.
     assert apertium.known_words("^$ @", "en") == (0, 0)
-
-
-# A 4 KB dotted token: each analyzer spent seconds on it (quadratic in its length), so the
-# watchdog restarted the shared pipelines, the requests failed and every other one waited.
-LONG_WORD = "b." * 1998
-HOSTILE = LONG_WORD + "@x"
 
 
 def test_a_word_longer_than_any_goes_through_untouched() -> None:
@@ -222,15 +149,6 @@ def test_a_word_longer_than_any_goes_through_untouched() -> None:
         assert now == started
     finally:
         engine.close()
-
-
-def test_long_words_among_others_are_carried_and_put_back() -> None:
-    word = "x" * 49
-    parts = (f"a {word} b{LONG_WORD}@", Tag(1, "open"), "c", Tag(1, "close"))
-    carried, reserved = carry_reserved(parts)
-    assert to_tagged(carried) == "a <x2/> <x3/><x4/><g1>c</g1>"  # "b" and the dots: one word
-    assert put_back(carried, reserved) == parts
-    assert carry_reserved(("x" * 48,)) == (("x" * 48,), {})
 
 
 def test_generates_words_from_lexical_forms(apertium: ApertiumEngine) -> None:

@@ -7,7 +7,7 @@ import pytest
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.protocol import Formality
 from threadwise.text.formality import NO_INFORMAL_FORM, RegisterCheck
-from threadwise.text.readdressing import Readdresser, german_informal
+from threadwise.text.readdressing import Readdresser
 
 
 @pytest.fixture(scope="module")
@@ -60,18 +60,3 @@ def test_what_does_not_address_the_reader_stays(readdresser: Readdresser) -> Non
     # Languages without the dictionaries, and "default", are left alone.
     assert readdresser.rewrite("Ciao, come stai?", "it", None, "formal") == "Ciao, come stai?"
     assert readdresser.rewrite("Revise su correo.", "es", None, "default") == "Revise su correo."
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("Bitte prüfen Sie Ihre Daten.", "Bitte prüfe deine Daten."),
-        ("Können Sie uns helfen?", "Kannst du uns helfen?"),
-        ("Sie erhalten morgen eine E-Mail.", "Du erhältst morgen eine E-Mail."),
-        ("Wir rufen Sie an, wenn Sie Zeit haben.", "Wir rufen dich an, wenn du Zeit hast."),
-        ("Das ist für Sie; Ihnen gehört es.", "Das ist für dich; dir gehört es."),
-        ("Geben Sie den Code ein.", "Gib den Code ein."),
-    ],
-)
-def test_german_sie_becomes_du(text: str, expected: str) -> None:
-    assert german_informal(text) == expected
