@@ -20,8 +20,6 @@ from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode, Formality
 from threadwise.services import Services
-from threadwise.superpowers.llm_translation import LlmTranslator
-from threadwise.superpowers.registers import Registers
 from threadwise.superpowers.translate import (
     STOOD_IN,
     QueuedTranslator,
@@ -29,6 +27,8 @@ from threadwise.superpowers.translate import (
     TranslateSuperpower,
     Translator,
 )
+from threadwise.superpowers.translate.llm import LlmTranslator
+from threadwise.superpowers.translate.registers import Registers
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.tagged import Parts
@@ -119,7 +119,8 @@ def test_an_engine_that_loses_tags_gets_split_segments(services: Services) -> No
     )
     message = "See [our policy](https://example.com/returns?id=7) or run `status --all` 👍"
     segmented = translator.segmenter.segment(message)
-    [done] = translator.translate_group("dropping", [segmented], "en", LanguageTag.parse("es", "f"))
+    dropping = translator.backend("dropping", "en", LanguageTag.parse("es", "f"))
+    [done] = translator.translate_group(dropping, [segmented])
     assert structure_problems(message, done.text) == []
     assert "TRADUCIDO" in done.text and "](https://example.com/returns?id=7)" in done.text
 
@@ -133,8 +134,9 @@ def test_the_fast_engine_stands_in_for_a_model_that_obeyed_a_line(services: Serv
         services.identifier, services.translator.router, services.machine_translators, model
     )
     segmented = translator.segmenter.segment(orders)
-    [done] = translator.translate_group("llm", [segmented], "en", LanguageTag.parse("es", "f"))
-    [fast] = translator.translate_group("apertium", [segmented], "en", LanguageTag.parse("es", "f"))
+    spanish = LanguageTag.parse("es", "f")
+    [done] = translator.translate_group(translator.backend("llm", "en", spanish), [segmented])
+    [fast] = translator.translate_group(translator.backend("apertium", "en", spanish), [segmented])
     assert done == Translated(fast.text, f"{fast.engine}{STOOD_IN}")
 
 
@@ -171,7 +173,7 @@ def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> No
     assert route is not None
     segmented = [translator.segmenter.segment(m) for m in corpus]
     tag = LanguageTag.parse(target, "f")
-    done = translator.translate_group(route.fast, segmented, "en", tag)
+    done = translator.translate_group(translator.backend(route.fast, "en", tag), segmented)
     for message, item in zip(corpus, done, strict=True):
         assert structure_problems(message, item.text) == [], (message, item.text)
         assert item.text != message and item.engine != "none"
