@@ -147,3 +147,22 @@ def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> No
     for message, item in zip(corpus, done, strict=True):
         assert structure_problems(message, item.text) == [], (message, item.text)
         assert item.text != message and item.engine != "none"
+
+
+def test_the_model_post_edits_a_machine_engines_draft(services: Services) -> None:
+    """``llm+apertium`` (es→fr's quality engine): the model is shown Apertium's draft, and
+    the result names both."""
+    answer = "Bonjour, ma commande n'est toujours pas arrivée."
+    scripted = ScriptedEngine(lambda _chat: f" {answer}")
+    model = LlmTranslator(scripted, ["es", "fr"], services.identifier)
+    translator = Translator(
+        services.identifier, services.translator.router, services.machine_translators, model
+    )
+    segmented = translator.segmenter.segment("Hola, mi pedido todavía no ha llegado.")
+    french = LanguageTag.parse("fr", "f")
+    [done] = translator.translate_group(
+        translator.backend("llm+apertium", "es", french), [segmented]
+    )
+    [draft] = translator.translate_group(translator.backend("apertium", "es", french), [segmented])
+    assert done == Translated(answer, f"scripted:test post-editing {draft.engine}")
+    assert draft.text in scripted.chats[0][1]["content"]
