@@ -38,8 +38,7 @@ from threadwise.engines.prefix_states import PrefixStates
 from threadwise.engines.remote import RemoteChatEngine
 from threadwise.engines.remote.breaker import CircuitBreaker
 from threadwise.payload import PayloadLimits, parse_message_body
-from threadwise.superpowers import prompts
-from threadwise.superpowers.summarize import Summarizer, SummaryJob
+from threadwise.superpowers.summarize import Summarizer, SummaryJob, prompts
 from threadwise.text.languages import LanguageIdentifier
 
 TARGET = 1.10

@@ -9,7 +9,7 @@
   sentence. Engines: apertium, bergamot, the model (``llm``, sentences batched as a
   conversation would be) and the model post-editing a fast engine's draft (``llm+apertium``,
   ``llm+bergamot``). Results are kept in bench/results/ so a run can be resumed;
-  ``--write-table`` then writes threadwise/superpowers/translation_routes.json: per direction,
+  ``--write-table`` then writes superpowers/translate/translation_routes.json: per direction,
   the quality engine (best chrF) and the fast engine (best chrF among those answering in
   milliseconds).
 - ``--latency``: p50/p95 per engine of a short message, end to end through the HTTP app
@@ -49,7 +49,7 @@ from bench.common import percentile
 from bench.summarize import bench_token, serving
 from threadwise.config import Settings
 from threadwise.services import Services, build_services
-from threadwise.superpowers.routing import (
+from threadwise.superpowers.translate.routing import (
     LLM,
     NO_ENGINE,
     TABLE_FILE,
@@ -64,7 +64,7 @@ ROOT = Path(__file__).parent.parent
 NTREX = ROOT.parent / "shared" / "eval" / "ntrex-dev.tsv"
 RESULTS = Path(__file__).parent / "results"
 QUALITY_RESULTS = RESULTS / "translate-quality.json"
-TABLE = ROOT / "threadwise" / "superpowers" / TABLE_FILE
+TABLE = ROOT / "threadwise" / "superpowers" / "translate" / TABLE_FILE
 CORPUS = ROOT / "tests" / "data" / "markdown_corpus.json"
 # Column of ntrex-dev.tsv and request tag per language; Portuguese is Brazilian, as Bergamot is.
 COLUMNS = {"en": "en", "es": "es", "fr": "fr", "de": "de", "pt": "pt_br"}
@@ -97,16 +97,17 @@ def translate_sentences(
     translator = services.translator
     tag = LanguageTag.parse(TAGS[target], "bench")
     segmented = [translator.segmenter.segment(s) for s in sentences]
+    backend = translator.backend(engine, source, tag)
     if uses_llm(engine):
         # As the service batches a conversation: all sentences in one group (chunked prompts).
         started = time.perf_counter()
-        done = translator.translate_group(engine, segmented, source, tag)
+        done = translator.translate_group(backend, segmented)
         per_sentence = (time.perf_counter() - started) / len(sentences)
         return [d.text for d in done], per_sentence
     texts, seconds = [], []
     for message in segmented:
         started = time.perf_counter()
-        texts.append(translator.translate_group(engine, [message], source, tag)[0].text)
+        texts.append(translator.translate_group(backend, [message])[0].text)
         seconds.append(time.perf_counter() - started)
     return texts, statistics.median(seconds)
 
@@ -424,7 +425,8 @@ def run_markdown(services: Services) -> None:
             engine = route.engine(tier)
             if engine == NO_ENGINE:
                 continue
-            done = translator.translate_group(engine, segmented, source, tag)
+            backend = translator.backend(engine, source, tag)
+            done = translator.translate_group(backend, segmented)
             kept = sum(not structure_problems(m, d.text) for m, d in zip(corpus, done, strict=True))
             changed = sum(d.text != m for m, d in zip(corpus, done, strict=True))
             print(

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import wait_until_ready
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import BUILT_IN_ASPECTS
 from threadwise.services import Services
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.text.languages import LanguageIdentifier
 
 pytestmark = pytest.mark.model

@@ -50,7 +50,7 @@ def test_pairs_and_atoms_are_kept(bergamot: BergamotEngine) -> None:
 
 def test_markdown_corpus_keeps_its_structure(bergamot: BergamotEngine) -> None:
     """Segments whose pairs cannot be placed come back as None: the superpower then splits
-    them (tests/superpowers/test_translate.py); what comes back must be right."""
+    them (tests/superpowers/translate/test_superpower.py); what comes back must be right."""
     segmenter = MarkdownSegmenter()
     placed = total = 0
     for message in CORPUS:

@@ -11,10 +11,10 @@ import pytest
 from tests.serving.test_operations import StandIn, operations
 from tests.serving.test_redaction import PLANTED, REDACTOR, body
 from threadwise.errors import ServiceError
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.organizations.policies import OrganizationPolicy
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.serving.records import RequestRecord
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 
 TONE = CustomAspect("tone", "Say how the agent sounded.", "Bo: Sorry!", "Apologetic.")
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import minimal_body
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import MessageBody
 from threadwise.services import Services
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.terms import Glossary, Term
 

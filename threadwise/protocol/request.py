@@ -1,7 +1,7 @@
 """The request body of ``POST /message/summarize`` and ``/message/translate``.
 
-Follows the superpowers message API v3 (interface 3.6.0) as `docs/protocol/interface.md` fills it in:
-IDs are opaque strings, an empty string counts as absent, unknown keys are ignored.
+Follows the superpowers message API v3 (interface 3.6.0) as `docs/protocol/interface.md` fills
+it in: IDs are opaque strings, an empty string counts as absent, unknown keys are ignored.
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ class RequestSettings(FrozenModel):
         "1.7 times the time; 'fast' (the default) writes one draft.",
     )
     # Extension for summarize: each named aspect as its own response item
-    # (docs/guides/aspects.md); an empty list means the organization's default, else the plain summary.
+    # (docs/guides/aspects.md); an empty list means the organization's default, else the
+    # plain summary.
     summaryAspects: Setting[
         Annotated[list[Annotated[str, BeforeValidator(required)]], Field(max_length=MAX_ASPECTS)]
     ] = Field(

@@ -29,17 +29,17 @@ from threadwise.serving.idempotency import (
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations, digest
 from threadwise.serving.redaction import Redactor
-from threadwise.superpowers import prompts
-from threadwise.superpowers.llm_translation import LlmTranslator
-from threadwise.superpowers.registers import Registers
-from threadwise.superpowers.routing import LLM, TIERS, TranslationRouter
 from threadwise.superpowers.summarize import (
     QueuedSummarizer,
     Summarizer,
     SummarizeSuperpower,
     SummaryOptions,
+    prompts,
 )
 from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
+from threadwise.superpowers.translate.llm import LlmTranslator
+from threadwise.superpowers.translate.registers import Registers
+from threadwise.superpowers.translate.routing import LLM, TIERS, TranslationRouter
 from threadwise.text.formality import RegisterCheck
 from threadwise.text.languages import TRANSLATION_LANGUAGES, LanguageIdentifier
 from threadwise.text.readdressing import Readdresser

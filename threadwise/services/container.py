@@ -28,12 +28,12 @@ from threadwise.serving.idempotency import (
 from threadwise.serving.languages import languages_document
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations
-from threadwise.superpowers.llm_translation import LlmTranslator
 from threadwise.superpowers.summarize import (
     Summarizer,
     SummarizeSuperpower,
 )
 from threadwise.superpowers.translate import TranslateSuperpower, Translator
+from threadwise.superpowers.translate.llm import LlmTranslator
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.work_queue import Priority, Scheduler
 

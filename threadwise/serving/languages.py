@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadwise.superpowers.routing import TIERS, Figures, TranslationRouter
+from threadwise.superpowers.translate.routing import TIERS, Figures, TranslationRouter
 from threadwise.text.languages import SUMMARY_LANGUAGES
 
 

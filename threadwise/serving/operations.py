@@ -26,6 +26,7 @@ from threadwise.deadlines import Deadline
 from threadwise.engines.metering import metering
 from threadwise.errors import ServiceError
 from threadwise.metrics import Metrics
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.organizations.glossaries import GlossaryStore, OrganizationTerms
 from threadwise.organizations.policies import OrganizationPolicies, OrganizationPolicy
 from threadwise.organizations.usage import QuotaReached, Reservation, UsageStore
@@ -37,7 +38,6 @@ from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.records import RequestRecord, engine_kind
 from threadwise.serving.redaction import Redaction, Redactor
 from threadwise.superpowers.summarize import SummarizeSuperpower
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.translate import TranslateSuperpower
 from threadwise.text.terms import Glossary, Term
 

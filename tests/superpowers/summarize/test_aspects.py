@@ -13,11 +13,10 @@ from tests.scripted_engine import ScriptedEngine
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage
 from threadwise.errors import ServiceError
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import BUILT_IN_ASPECTS, ErrorCode
-from threadwise.superpowers import prompts
-from threadwise.superpowers.summarize import Summarizer
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.superpowers.summarize import Summarizer, prompts
 from threadwise.superpowers.summarize.run import Summary
 from threadwise.text.languages import LanguageIdentifier
 

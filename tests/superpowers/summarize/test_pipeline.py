@@ -16,8 +16,7 @@ from threadwise.engines.base import ChatMessage
 from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import ErrorCode
-from threadwise.superpowers import prompts
-from threadwise.superpowers.summarize import Summarizer, SummaryOptions
+from threadwise.superpowers.summarize import Summarizer, SummaryOptions, prompts
 from threadwise.superpowers.summarize.run import Summary
 from threadwise.superpowers.summarize.streaming import DraftStream
 from threadwise.text.languages import LanguageIdentifier

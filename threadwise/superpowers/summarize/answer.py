@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from threadwise.protocol import SummaryFormat
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.summarize.facts import check_facts
 from threadwise.superpowers.summarize.sentences import sentence_case
 from threadwise.text.sentences import split_sentences
 

@@ -18,17 +18,17 @@ from dataclasses import dataclass
 
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.errors import ServiceError
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import ErrorCode, NextStep, SentimentShift
-from threadwise.superpowers import prompts
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.summarize import prompts
 from threadwise.superpowers.summarize.checks import CheckedSentence, check_draft
 from threadwise.superpowers.summarize.entities import entities_in
+from threadwise.superpowers.summarize.facts import check_facts
 from threadwise.superpowers.summarize.job import SummaryJob
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.superpowers.summarize.output_language import translate_parts
 from threadwise.superpowers.summarize.run import AspectText, Run
 from threadwise.superpowers.summarize.second_person import to_customer
 from threadwise.superpowers.summarize.sentences import complete_sentences
-from threadwise.superpowers.summarize.translation import translate_parts
 from threadwise.text.injection import as_data, as_line
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.sentences import split_sentences

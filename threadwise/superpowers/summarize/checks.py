@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from threadwise.protocol import SummaryFormat
-from threadwise.superpowers.facts import check_facts, unsupported_words
 from threadwise.superpowers.summarize.attribution import Attribution, Attributor
 from threadwise.superpowers.summarize.cast import Cast
 from threadwise.superpowers.summarize.details import cut_details
+from threadwise.superpowers.summarize.facts import check_facts, unsupported_words
 from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
 from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck, Verdict
 from threadwise.superpowers.summarize.one_person import apart

@@ -11,7 +11,7 @@ import re
 from typing import Literal
 
 from threadwise.protocol import Entity
-from threadwise.superpowers.facts import identifiers
+from threadwise.superpowers.summarize.facts import identifiers
 from threadwise.text.personal_data import PLACEHOLDER
 from threadwise.text.transcript import Transcript
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import MessageBody, SummaryFormat
 from threadwise.superpowers.summarize.cast import Cast, cast_speakers
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect, canonical_aspects
+from threadwise.superpowers.summarize.requested_aspects import canonical_aspects
 from threadwise.text.languages import LanguageIdentifier, summary_language
 from threadwise.text.transcript import Transcript, build_transcript
 

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
 from threadwise.errors import ServiceError
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import ErrorCode, MessageBody, SummaryFormat
-from threadwise.superpowers import prompts
+from threadwise.superpowers.summarize import prompts
 from threadwise.superpowers.summarize.answer import Answer, parse_answer, render, supported_notes
 from threadwise.superpowers.summarize.aspects import AspectWriter
 from threadwise.superpowers.summarize.checks import Checked, CheckedSentence, check_draft
@@ -26,7 +27,7 @@ from threadwise.superpowers.summarize.corroboration import corroborate, named_ba
 from threadwise.superpowers.summarize.job import SummaryJob, SummaryOptions, plan
 from threadwise.superpowers.summarize.memory import ThreadMemory, prefix_digest
 from threadwise.superpowers.summarize.outcome import state_outcome
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
+from threadwise.superpowers.summarize.output_language import translate_summary
 from threadwise.superpowers.summarize.run import Run, Summary
 from threadwise.superpowers.summarize.sentences import (
     complete_sentences,
@@ -37,7 +38,6 @@ from threadwise.superpowers.summarize.sentences import (
     units,
 )
 from threadwise.superpowers.summarize.streaming import DraftStream, summary_so_far
-from threadwise.superpowers.summarize.translation import translate_summary
 from threadwise.text.languages import LanguageIdentifier
 
 # Notes and summary together; a rambling answer is cut at its last full sentence.

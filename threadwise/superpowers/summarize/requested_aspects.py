@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from threadwise.errors import ServiceError
-
-# Defined with the organization data it is stored as; imported from here by the summarizer.
-from threadwise.organizations.aspects import CustomAspect as CustomAspect
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import BUILT_IN_ASPECTS, ErrorCode
 
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass, replace
 from threadwise.cache import Cache
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
+from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import Evidence, MessageBody, MessageRef, ResponseItem
 from threadwise.superpowers.summarize.checks import CheckedSentence
 from threadwise.superpowers.summarize.job import SummaryJob
 from threadwise.superpowers.summarize.memory import ThreadMemory
 from threadwise.superpowers.summarize.pipeline import Summarizer
-from threadwise.superpowers.summarize.requested_aspects import CustomAspect
 from threadwise.superpowers.summarize.sentences import fit_length
 from threadwise.superpowers.summarize.streaming import DraftStream
 from threadwise.text.transcript import Transcript

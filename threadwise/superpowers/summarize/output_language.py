@@ -7,9 +7,9 @@ import re
 from threadwise.engines.base import ChatEngine, ChatMessage
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
-from threadwise.superpowers import prompts
-from threadwise.superpowers.facts import check_facts
+from threadwise.superpowers.summarize import prompts
 from threadwise.superpowers.summarize.checks import CheckedSentence
+from threadwise.superpowers.summarize.facts import check_facts
 from threadwise.superpowers.summarize.run import Run
 from threadwise.superpowers.summarize.sentences import clean_translation, joined, units
 from threadwise.text.languages import LanguageIdentifier

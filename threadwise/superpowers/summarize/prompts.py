@@ -45,7 +45,7 @@ Summary: <at most two sentences, at most 45 words, present tense, keeping the ke
 _WITHOUT_NOTES = """
 Write the summary: at most two sentences, at most 45 words, present tense, starting with "Summary:"."""
 
-_EXAMPLES = (
+EXAMPLES = (
     (
         "Conversation (Ilse Varga is the customer; Tobiah is the agent):\n"
         "Ilse Varga (customer): Hi, I want to return the jacket from order 55821, it's too small.\n"
@@ -110,7 +110,7 @@ Products: <the products or services the customer bought or asked about, copied e
 
 _ASPECTS_EXAMPLES = (
     (
-        _EXAMPLES[0][0],
+        EXAMPLES[0][0],
         "Title: Late jacket return refused, discount code given\n"
         "Issue: Ilse Varga wants to return a jacket from order 55821 because it is too small.\n"
         "Resolution: Tobiah refuses the return and an exchange because the 30-day window has "
@@ -121,7 +121,7 @@ _ASPECTS_EXAMPLES = (
         "Products: jacket; 10% discount code; $15 store credit",
     ),
     (
-        _EXAMPLES[1][0],
+        EXAMPLES[1][0],
         "Title: Concert moved to next week\n"
         "Issue: Wendell invites Oren to a concert on Saturday.\n"
         "Resolution: Oren has to work, so they agree to go next week instead.\n"
@@ -140,24 +140,9 @@ SYSTEM_ASPECTS = (
 )
 
 
-# The second example as it was before speakers got names in prompts (see TRANSLATOR_SYSTEM).
-_LABELLED_EXAMPLE = (
-    "Conversation (#Person1#; #Person2#):\n"
-    "#Person1#: Hi, Oren. Are you coming to the concert on Saturday?\n"
-    "#Person2#: I'd love to, but I have to work. Could we go next week instead?\n"
-    "#Person1#: Sure. I'll change our tickets tomorrow.",
-    "Issue: #Person1# invites Oren to a concert on Saturday.\n"
-    "Actions: Oren says he has to work and asks to go next week. #Person1# agrees.\n"
-    "Outcome: They will go next week.\n"
-    "Follow-up: #Person1# will change the tickets tomorrow.",
-    "#Person1# invites Oren to a concert on Saturday, but Oren has to work, so #Person1# "
-    "will change their tickets to next week.",
-)
-
-
 def system_prompt(
     with_notes: bool,
-    examples: tuple[tuple[str, str, str], ...] = _EXAMPLES,
+    examples: tuple[tuple[str, str, str], ...] = EXAMPLES,
     refer_rule: str = _REFER_RULE,
     data_rule: str = _DATA_RULE,
 ) -> str:
@@ -176,16 +161,6 @@ def system_prompt(
 # too, keeps both.
 SYSTEM_WITH_NOTES = system_prompt(with_notes=True, data_rule="")
 SYSTEM_WITHOUT_NOTES = system_prompt(with_notes=False, data_rule="")
-# The LLM translator's system prompt: the summarizer's as it was when the model's translations
-# were measured (bench/translate.py's quality table, the Markdown checks); kept as it was
-# until they are measured again under the new one. The engine keeps it as a saved state.
-TRANSLATOR_SYSTEM = system_prompt(
-    with_notes=True,
-    examples=(_EXAMPLES[0], _LABELLED_EXAMPLE),
-    refer_rule="- Refer to people by name as written in the transcript (for example #Person1#).",
-    data_rule="",
-)
-
 CONVERSATION = "Conversation ({who_is_who}):\n{transcript}"
 # The aspects prompt's: between the tags its rule names.
 DELIMITED_CONVERSATION = "Conversation ({who_is_who}):\n<transcript>\n{transcript}\n</transcript>"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from threadwise.superpowers.facts import check_facts, identifiers, unsupported_words
+from threadwise.superpowers.summarize.facts import check_facts, identifiers, unsupported_words
 
 EVIDENCE = (
     "Hi, we were charged twice: INV-10442 and INV-10443, both $49.99. Hannah Lindqvist. "

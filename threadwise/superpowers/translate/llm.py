@@ -22,16 +22,24 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
 from threadwise.engines.translation import TranslationEngineError
 from threadwise.protocol import Formality
-from threadwise.superpowers import prompts, translation_prompts
-from threadwise.superpowers.registers import Registers
+from threadwise.superpowers.translate.prompts import (
+    ALONE_SYSTEM,
+    TRANSLATOR_SYSTEM,
+    Asking,
+    alone_prompt,
+    lines_prompt,
+    numbered,
+    terms_rule,
+)
+from threadwise.superpowers.translate.registers import Registers
 from threadwise.text.formality import instruction
-from threadwise.text.injection import addresses_model, as_line, restored
+from threadwise.text.injection import addresses_model, restored
 from threadwise.text.languages import LanguageIdentifier, language_name
 from threadwise.text.tagged import Part, Parts, parse_tags, tags_of, text_of, to_tagged
 
@@ -81,7 +89,7 @@ class LlmTranslator:
         engine: ChatEngine,
         languages: Sequence[str],
         identifier: LanguageIdentifier | None = None,
-        system: str = prompts.TRANSLATOR_SYSTEM,
+        system: str = TRANSLATOR_SYSTEM,
         registers: Registers | None = None,
     ) -> None:
         self.engine = engine
@@ -159,10 +167,10 @@ class LlmTranslator:
         terms: Sequence[tuple[str, str]] = (),
         references: Sequence[Parts | None] | None = None,
     ) -> list[Parts | None]:
-        ask = _Asking(
+        ask = Asking(
             (language_name(source), language_name(target, region)),
             instruction(target, region, formality),
-            _terms_rule(terms),
+            terms_rule(terms),
         )
         results: list[Parts | None] = [None] * len(segments)
         chunks = self._chunks(segments)
@@ -279,7 +287,7 @@ class LlmTranslator:
         segments: Sequence[Parts],
         drafts: Sequence[Parts | None] | None,
         chunks: list[list[int]],
-        ask: _Asking,
+        ask: Asking,
         deadline: Deadline | None,
     ) -> list[dict[int, Parts]]:
         """Each chunk's lines translated, by segment index; all chunks in one engine call."""
@@ -295,11 +303,11 @@ class LlmTranslator:
             # of its own, quoted: measured, the model then translated the probe's lines into
             # es, de and fr, where in the numbered prompt it answered "HACKED" or copied them.
             alone = ask.again and len(chunk) == 1 and addresses_model(text_of(segments[chunk[0]]))
-            lines = _numbered(segments, chunk, quoted=alone)
+            lines = numbered(segments, chunk, quoted=alone)
             system, prompt = (
-                (prompts.TRANSLATE_SYSTEM, self._prompt_alone(segments[chunk[0]], lines, ask))
+                (ALONE_SYSTEM, alone_prompt(segments[chunk[0]], lines, ask))
                 if alone
-                else (self.system, self._prompt(segments, drafts, chunk, lines, ask))
+                else (self.system, lines_prompt(segments, drafts, chunk, lines, ask))
             )
             chats.append(
                 [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
@@ -318,49 +326,6 @@ class LlmTranslator:
             self._answers(segments, chunk, completion.text, unquote)
             for chunk, completion, unquote in zip(chunks, completions, quoted, strict=True)
         ]
-
-    @staticmethod
-    def _prompt(
-        segments: Sequence[Parts],
-        drafts: Sequence[Parts | None] | None,
-        chunk: list[int],
-        lines: str,
-        ask: _Asking,
-    ) -> str:
-        source, target = ask.names
-        # Most chat lines carry no markup: the rule about tags would only cost prompt time.
-        tagged = any(tags_of(segments[i]) for i in chunk)
-        tag_rule = f" {translation_prompts.TAG_RULE}" if tagged else ""
-        register_rule = "".join(f" {r}" for r in (ask.register_rule, ask.terms_rule) if r)
-        reminder = f"\n\n({ask.register_rule})" if ask.reminder and ask.register_rule else ""
-        if drafts is None:
-            return translation_prompts.TRANSLATE.format(
-                source=source,
-                target=target,
-                tag_rule=tag_rule,
-                register_rule=register_rule,
-                lines=lines,
-                reminder=reminder,
-            )
-        draft_lines = _numbered([drafts[i] or segments[i] for i in chunk], range(len(chunk)))
-        return translation_prompts.POST_EDIT.format(
-            source=source,
-            target=target,
-            tag_rule=tag_rule,
-            register_rule=register_rule,
-            lines=lines,
-            drafts=draft_lines,
-            reminder=reminder,
-        )
-
-    @staticmethod
-    def _prompt_alone(segment: Parts, line: str, ask: _Asking) -> str:
-        source, target = ask.names
-        tag_rule = f" {translation_prompts.TAG_RULE}" if tags_of(segment) else ""
-        register_rule = "".join(f" {r}" for r in (ask.register_rule, ask.terms_rule) if r)
-        return translation_prompts.TRANSLATE_ALONE.format(
-            source=source, target=target, tag_rule=tag_rule, register_rule=register_rule, line=line
-        )
 
     @staticmethod
     def _answers(
@@ -388,40 +353,6 @@ class LlmTranslator:
                     restored(p, written) if isinstance(p, str) else p for p in parsed
                 )
         return answers
-
-
-@dataclass(frozen=True)
-class _Asking:
-    """How the lines are asked: the languages' names, the rule about the register (empty:
-    none), and whether the prompt ends with that rule once more."""
-
-    names: tuple[str, str]
-    register_rule: str = ""
-    terms_rule: str = ""
-    reminder: bool = False
-    # Asked again, one line a prompt: one that speaks to the model is asked apart.
-    again: bool = False
-
-
-def _terms_rule(terms: Sequence[tuple[str, str]]) -> str:
-    """The prompt's sentence about a glossary's terms ("" for none), each quoted as data."""
-    if not terms:
-        return ""
-    pairs = "; ".join(f'"{_quoted(source)}" as "{_quoted(target)}"' for source, target in terms)
-    return f"Translate these terms exactly so: {pairs}."
-
-
-def _quoted(term: str) -> str:
-    """A term between double quotes that it cannot end."""
-    return as_line(term).replace('"', "'")
-
-
-def _numbered(segments: Sequence[Parts], chunk: Sequence[int], quoted: bool = False) -> str:
-    """The chunk's segments as the prompt shows them: "1. …", one a line, as data (a
-    segment cannot begin a line of its own, nor hold a chat-template token); ``quoted``:
-    between «»."""
-    shown = [to_tagged(as_line(p) if isinstance(p, str) else p for p in segments[i]) for i in chunk]
-    return "\n".join(f"{n}. «{t}»" if quoted else f"{n}. {t}" for n, t in enumerate(shown, 1))
 
 
 def _letters(text: str) -> int:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from threadwise.superpowers.routing import (
+from threadwise.superpowers.translate.routing import (
     NO_ENGINE,
     RouteError,
     TranslationRouter,

@@ -167,7 +167,7 @@ class TranslationRouter:
 
 
 def load_table() -> dict[str, Any]:
-    path = files("threadwise.superpowers").joinpath(TABLE_FILE)
+    path = files("threadwise.superpowers.translate").joinpath(TABLE_FILE)
     if not path.is_file():
         return {}
     table: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))

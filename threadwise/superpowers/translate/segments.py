@@ -1,0 +1,116 @@
+"""A group's messages through one engine, segment by segment, their Markdown checked.
+
+All the group's segments go to the engine at once (one prompt for the model). A segment
+whose tags did not survive, or whose Markdown came out different, is translated again split
+at its markup; a message whose structure still differs is returned as written rather than
+broken.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+
+from threadwise.deadlines import Deadline
+from threadwise.superpowers.translate.backends import Backend
+from threadwise.superpowers.translate.job import PLAIN, Wording
+from threadwise.superpowers.translate.llm import StandIn
+from threadwise.superpowers.translate.routing import NO_ENGINE
+from threadwise.text.markdown_segments import Segment, SegmentedMessage, escape_markdown, is_plain
+from threadwise.text.markdown_structure import inline_problems, structure_problems
+from threadwise.text.tagged import Parts, Tag, text_of
+
+log = logging.getLogger(__name__)
+
+UNCHANGED = NO_ENGINE
+# An engine's note on a translation the request asked in a register it cannot write.
+FORMALITY_NOT_APPLIED = " (formality not applied)"
+# A message the fast engine translated because the model's answer was no translation of it
+# (a message that told it to do something else, obeyed: ``llm``).
+STOOD_IN = " (fast fallback: the model's answer was not a translation)"
+
+SegmentTranslator = Callable[[Sequence[Parts]], list[Parts | None]]
+
+
+@dataclass(frozen=True)
+class Translated:
+    text: str
+    engine: str
+
+
+def translate_segmented(
+    backend: Backend,
+    messages: Sequence[SegmentedMessage],
+    deadline: Deadline | None = None,
+    wording: Wording = PLAIN,
+) -> list[Translated]:
+    """Each message translated by ``backend``, its Markdown as written; in ``wording``'s
+    register, which the model is told and a machine engine's lines are rewritten into."""
+
+    def translate(parts: Sequence[Parts]) -> list[Parts | None]:
+        return backend.translate(parts, deadline, wording)
+
+    name = backend.name
+    # A machine engine cannot be told the register: its lines are rewritten into it, and
+    # a message still in the other one says so.
+    keeper = backend.keeper(wording.formality)
+    segments = [s for m in messages for s in m.segments]
+    first = translate([s.parts for s in segments])
+    bounds = pairwise(accumulate((len(m.segments) for m in messages), initial=0))
+    fast_lines = [any(isinstance(p, StandIn) for p in first[a:b]) for a, b in bounds]
+    rendered = iter(
+        _checked(segment, parts, translate) for segment, parts in zip(segments, first, strict=True)
+    )
+    results = []
+    for message, stood_in_for_the_model in zip(messages, fast_lines, strict=True):
+        text = message.render([next(rendered) for _ in message.segments])
+        plain = is_plain(message.text) and is_plain(text)  # one paragraph of words each
+        problems = [] if plain else structure_problems(message.text, text)
+        if problems:
+            # The segments were fine alone but not together: split every one of them.
+            log.info("translation changed the structure (%s); splitting", problems[0])
+            text = message.render([_split(s, translate) for s in message.segments])
+            if structure_problems(message.text, text):
+                log.warning("structure not kept even split; message returned as written")
+                results.append(Translated(message.text, UNCHANGED))
+                continue
+        if keeper is not None and keeper.misaddressed(message.text, text):
+            results.append(Translated(text, name + FORMALITY_NOT_APPLIED))
+            continue
+        if stood_in_for_the_model:
+            # The model's answer was no translation of a line: the engine that checked it
+            # (the draft's, or the direction's fast one) stands in.
+            results.append(Translated(text, (backend.stand_in or name) + STOOD_IN))
+            continue
+        results.append(Translated(text, name))
+    return results
+
+
+def _checked(segment: Segment, parts: Parts | None, translate: SegmentTranslator) -> str:
+    if parts is not None:
+        text = segment.render(parts)
+        # A segment of words alone, translated into words alone, has nothing to check.
+        unmarked = not segment.markup and is_plain(text)
+        if unmarked or not inline_problems(segment.source(), text):
+            return text
+    return _split(segment, translate)
+
+
+def _split(segment: Segment, translate: SegmentTranslator) -> str:
+    """The safer segmentation: each run of text between tags translated on its own."""
+    runs = segment.runs()
+    translated = translate([(text.strip(),) for _, text in runs]) if runs else []
+    pieces = [segment.markup[p] if isinstance(p, Tag) else p for p in segment.parts]
+    for (index, original), result in zip(runs, translated, strict=True):
+        words = text_of(result).strip() if result else ""
+        if words:
+            # Words out of context may read as Markdown ("1. …", "*"): escaped.
+            lead = original[: len(original) - len(original.lstrip())]
+            trail = original[len(original.rstrip()) :]
+            pieces[index] = f"{lead}{escape_markdown(words)}{trail}"
+    text = "".join(pieces)
+    if inline_problems(segment.source(), text):
+        return segment.source()
+    return text
