@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import time
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -83,11 +82,10 @@ async def test_requests_beyond_the_socket_limit_are_overloaded_at_once(
     with model_queue_blocked(services):
         async with threadwise(live_server) as client, client.connect() as connected:
             held = [await connected.send("summarize", minimal_body()) for _ in range(2)]
-            started = time.monotonic()
+            # Answered while the two held requests still hold the model: it did not wait.
             with pytest.raises(ThreadwiseError) as refused:
                 await connected.translate(translate_body(ENGLISH))
             assert refused.value.code == "OVERLOADED" and refused.value.retryable
-            assert time.monotonic() - started < 2
             for correlation_id in held:
                 await connected.cancel(correlation_id)
             for correlation_id in held:
@@ -192,14 +190,12 @@ async def test_cancel_stops_generation_at_once(live_server: LiveServer, services
         first = await anext(frames)
         assert first["state"] == "started"  # the model is writing
         await connected.cancel(correlation_id)
-        cancelled_at = time.monotonic()
         with pytest.raises(ThreadwiseError) as cancelled:
             async for _ in frames:
                 pass
         assert cancelled.value.code == "REQUEST_CANCELLED"
         # Generation stops at the next token: the model is free again within a moment.
         await until(lambda: services.llm_queue.depth == 0, seconds=5)
-        assert time.monotonic() - cancelled_at < 5
 
 
 async def test_personal_data_is_redacted_over_the_socket_too(live_server: LiveServer) -> None:
