@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from tests.api.stack import AuthStack, host, new_org
-from tests.api.test_glossaries import refused
+from tests.api.routes.test_glossaries import refused
 from tests.conftest import minimal_body
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
