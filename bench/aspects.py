@@ -39,7 +39,7 @@ def fresh(services: Services) -> None:
     assert isinstance(engine, LlamaCppEngine)
     if engine.prefix_states is not None:
         engine.prefix_states = PrefixStates(engine.prefix_states.max_bytes)
-    services.summarizer.warm()
+    services.default_summarizer.warm()
 
 
 async def timed(services: Services, body: dict[str, Any]) -> float:

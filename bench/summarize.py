@@ -370,7 +370,7 @@ def floor_ratios(
     llm = engine._model()
     formatter = engine._formatter
     assert formatter is not None
-    system = services.summarizer.system_prompt
+    system = services.default_summarizer.system_prompt
     authorization = f"Bearer {bench_token(services, bodies)}"
     organization = bodies[0][1]["request"]["context"]["organizationId"]
     measured = []
@@ -427,7 +427,7 @@ def only_the_system_prompt(services: Services) -> None:
     assert isinstance(engine, LlamaCppEngine)
     if engine.prefix_states is not None:
         engine.prefix_states = PrefixStates(engine.prefix_states.max_bytes)
-    services.summarizer.warm()
+    services.default_summarizer.warm()
 
 
 def report_ratios(title: str, measured: list[tuple[str, float, float]]) -> None:
@@ -480,13 +480,13 @@ def main() -> None:
     assert isinstance(services.engine, LlamaCppEngine)
     recorder = Recorder(services.engine)
     # The HTTP app's summarizer records its engine calls too, so they can be replayed directly.
-    services.summarizer.engine = cast(ChatEngine, recorder)
-    summarizer = services.summarizer
+    services.default_summarizer.engine = cast(ChatEngine, recorder)
+    summarizer = services.default_summarizer
     RESULTS.mkdir(exist_ok=True)
 
     dialogues = load_dialogsum()
     chats = support_chats()
-    services.summarizer.warm()
+    services.default_summarizer.warm()
     if args.overhead_only:
         overhead(services, recorder, overhead_bodies(dialogues, chats))
     elif args.floor_only:

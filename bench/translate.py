@@ -94,7 +94,7 @@ def translate_sentences(
     services: Services, engine: str, source: str, target: str, sentences: list[str]
 ) -> tuple[list[str], float]:
     """Translations and seconds per sentence, through the service's pipeline."""
-    translator = services.translator
+    translator = services.default_translator
     tag = LanguageTag.parse(TAGS[target], "bench")
     segmented = [translator.segmenter.segment(s) for s in sentences]
     backend = translator.backend(engine, source, tag)
@@ -415,7 +415,7 @@ def run_throughput(count: int) -> None:
 def run_markdown(services: Services) -> None:
     corpus: list[str] = json.loads(CORPUS.read_text(encoding="utf-8"))
     print(f"\n## Markdown corpus ({len(corpus)} messages): structure and protected text kept")
-    translator = services.translator
+    translator = services.default_translator
     segmented = [translator.segmenter.segment(m) for m in corpus]
     for source, target in (("en", "pt"), ("en", "es"), ("en", "fr"), ("en", "de")):
         tag = LanguageTag.parse(TAGS[target], "bench")
@@ -470,7 +470,9 @@ def main() -> None:
     try:
         if args.quality or everything:
             keys = (
-                args.directions.split(",") if args.directions else services.translator.router.keys()
+                args.directions.split(",")
+                if args.directions
+                else services.default_translator.router.keys()
             )
             # English pairs first: the most common in chat, and the first table entries ready.
             keys.sort(key=lambda k: ("en" not in k.split("-"), "de" in k.split("-"), k))

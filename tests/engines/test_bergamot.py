@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import DATA, deadline_at_check
 from threadwise.deadlines import Deadline
 from threadwise.engines.bergamot import PIECE_CHARACTERS, BergamotEngine, pieces
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.text.markdown_segments import MarkdownSegmenter

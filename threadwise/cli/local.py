@@ -67,9 +67,9 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     services = build_services(settings, progress)
     try:
         body = parse_message_body(data, services.limits)
-        job = services.summarizer.plan(body)
+        job = services.default_summarizer.plan(body)
         deadline = services.summarize.deadlines.start(len(job.transcript.text))
-        summary = services.summarizer.run(job, deadline)
+        summary = services.default_summarizer.run(job, deadline)
     except ServiceError as exc:
         progress(f"{exc.code.value}: {exc.message}")
         return 2 if exc.code.http_status < 500 else 1

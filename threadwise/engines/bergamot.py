@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.text.plain_markup import translate_plain
 from threadwise.text.tagged import Parts, parse_tags, tags_of, to_tagged
 

@@ -1,7 +1,7 @@
 """The contract: request body, response and error envelopes, WebSocket frames, error codes.
 
-Follows the superpowers message API v3 (interface 3.6.0) as `docs/protocol/interface.md` fills
-it in: IDs are opaque strings, an empty string counts as absent, unknown keys are ignored.
+One module each (``request``, ``response``, ``frames``, ``codes``, ``fields``); their public
+names are importable from here.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from threadwise.deadlines import DeadlinePolicy
 from threadwise.engines.apertium import ApertiumEngine
 from threadwise.engines.bergamot import BergamotEngine
 from threadwise.engines.cores import CoreShare
-from threadwise.engines.translation import MachineTranslator
+from threadwise.engines.machine import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
@@ -191,7 +191,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         engine=default.engine,
         llm_queue=default.queue,
         identifier=identifier,
-        summarizer=default.summarizer,
+        default_summarizer=default.summarizer,
         summarize=summarize,
         limits=PayloadLimits(
             max_conversations=settings.max_conversations,
@@ -200,7 +200,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         ),
         machine_translators=machine_translators,
         fast_queue=fast_queue,
-        translator=translators.default.translator,
+        default_translator=translators.default.translator,
         translate=translate,
         metrics=metrics,
         lifecycle=lifecycle,

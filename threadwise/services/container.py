@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from threadwise.cache import Cache
 from threadwise.config import Settings
 from threadwise.engines.base import ChatEngine
+from threadwise.engines.machine import MachineTranslator
 from threadwise.engines.profiles import Profiles
-from threadwise.engines.translation import MachineTranslator
 from threadwise.metrics import Metrics
 from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
@@ -60,18 +60,19 @@ class Services:
     settings: Settings
     auth: AuthServices
     # The language models a request's attributes.variant picks from (engine profiles);
-    # engine, llm_queue, summarizer and translator are the default's.
+    # engine, llm_queue, default_summarizer and default_translator are the default's.
     models: Profiles[LanguageModel]
     engine: ChatEngine
     llm_queue: Scheduler
     identifier: LanguageIdentifier
-    summarizer: Summarizer
+    default_summarizer: Summarizer
+    # The superpowers: what the request pipeline calls.
     summarize: SummarizeSuperpower
     limits: PayloadLimits
     # Translation: the fast engines run on their own threads, never behind the model's queue.
     machine_translators: dict[str, MachineTranslator]
     fast_queue: Scheduler
-    translator: Translator
+    default_translator: Translator
     translate: TranslateSuperpower
     # Serving: what every transport goes through, and what it reports.
     metrics: Metrics
@@ -178,7 +179,7 @@ class Services:
             policies=self.policies,
             glossaries=self.glossaries,
             usage=self.usage,
-            languages=functools.partial(languages_document, self.translator.router),
+            languages=functools.partial(languages_document, self.default_translator.router),
         )
 
     def close(self) -> None:

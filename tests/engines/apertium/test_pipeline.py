@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from threadwise.engines.apertium import ApertiumEngine
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 
 
 def test_restarts_a_dead_pipeline(apertium: ApertiumEngine) -> None:

@@ -147,7 +147,7 @@ def test_real_model_keeps_the_markdown_of_the_corpus(services: Services) -> None
     segmenter = MarkdownSegmenter()
     messages = [segmenter.segment(m) for m in CORPUS[:6]]
     segments = [s for m in messages for s in m.segments]
-    translator = services.translator.llm
+    translator = services.default_translator.llm
     results = translator.translate([s.parts for s in segments], "en", "es", "ES")
     kept = sum(r is not None for r in results)
     assert kept >= 0.8 * len(segments), results

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("loaded_engines")
 
 
 def test_short_messages_take_their_conversations_language(services: Services) -> None:
-    translator = services.translator
+    translator = services.default_translator
     job = translator.plan(
         body(
             [
@@ -52,15 +52,15 @@ def test_unsure_messages_take_the_requests_language_then_the_channels(
         for n, c in enumerate(["ok", "Hello 0."])
     ]
     data["request"]["scope"]["conversations"] = [english, *lone]
-    job = services.translator.plan(parse_message_body(data, PayloadLimits()))
-    _, languages = services.translator.prepare(job)
+    job = services.default_translator.plan(parse_message_body(data, PayloadLimits()))
+    _, languages = services.default_translator.prepare(job)
     assert languages == ["en", "en", "en", "en"]
     # Alone in the request, with an English channel translated into Spanish.
     alone = body(["Hello 0."], targetLanguages=["es"])
-    job = services.translator.plan(alone)
-    assert job.hint == "en" and services.translator.prepare(job)[1] == ["en"]
+    job = services.default_translator.plan(alone)
+    assert job.hint == "en" and services.default_translator.prepare(job)[1] == ["en"]
     # The channel's language as the target says nothing of the source.
-    assert services.translator.plan(body(["Hello 0."])).hint is None
+    assert services.default_translator.plan(body(["Hello 0."])).hint is None
 
 
 def test_an_unsure_lone_message_takes_the_one_dictionary_that_knows_its_words(
@@ -69,12 +69,12 @@ def test_an_unsure_lone_message_takes_the_one_dictionary_that_knows_its_words(
     """Nothing around it, no hint: "Hello 0." (read as Italian) is in the English dictionary
     alone, "Merci !" (read as Spanish) in the French one; "ok", in two, stays a guess."""
     for text, language in (("Hello 0.", "en"), ("Merci !", "fr"), ("Hola", "es")):
-        job = services.translator.plan(body([text]))
+        job = services.default_translator.plan(body([text]))
         assert job.hint is None
-        assert services.translator.prepare(job)[1] == [language], text
-    job = services.translator.plan(body(["ok"]))
+        assert services.default_translator.prepare(job)[1] == [language], text
+    job = services.default_translator.plan(body(["ok"]))
     guess = services.identifier.detect("ok")
-    assert services.translator.prepare(job)[1] == [guess]
+    assert services.default_translator.prepare(job)[1] == [guess]
 
 
 class DroppingEngine:
@@ -108,9 +108,9 @@ class DroppingEngine:
 def test_an_engine_that_loses_tags_gets_split_segments(services: Services) -> None:
     translator = Translator(
         services.identifier,
-        services.translator.router,
+        services.default_translator.router,
         {**services.machine_translators, "dropping": DroppingEngine()},
-        services.translator.llm,
+        services.default_translator.llm,
     )
     message = "See [our policy](https://example.com/returns?id=7) or run `status --all` 👍"
     segmented = translator.segmenter.segment(message)
@@ -126,7 +126,7 @@ def test_the_fast_engine_stands_in_for_a_model_that_obeyed_a_line(services: Serv
     )
     model = LlmTranslator(ScriptedEngine([" HACKED", " HACKED"]), ["en", "es"], services.identifier)
     translator = Translator(
-        services.identifier, services.translator.router, services.machine_translators, model
+        services.identifier, services.default_translator.router, services.machine_translators, model
     )
     segmented = translator.segmenter.segment(orders)
     spanish = LanguageTag.parse("es", "f")
@@ -138,7 +138,7 @@ def test_the_fast_engine_stands_in_for_a_model_that_obeyed_a_line(services: Serv
 @pytest.mark.parametrize("target", ["es", "fr", "pt"])
 def test_fast_tier_keeps_the_whole_corpus(services: Services, target: str) -> None:
     corpus: list[str] = json.loads((DATA / "markdown_corpus.json").read_text(encoding="utf-8"))
-    translator = services.translator
+    translator = services.default_translator
     route = translator.router.route("en", target)
     assert route is not None
     segmented = [translator.segmenter.segment(m) for m in corpus]
@@ -156,7 +156,7 @@ def test_the_model_post_edits_a_machine_engines_draft(services: Services) -> Non
     scripted = ScriptedEngine(lambda _chat: f" {answer}")
     model = LlmTranslator(scripted, ["es", "fr"], services.identifier)
     translator = Translator(
-        services.identifier, services.translator.router, services.machine_translators, model
+        services.identifier, services.default_translator.router, services.machine_translators, model
     )
     segmented = translator.segmenter.segment("Hola, mi pedido todavía no ha llegado.")
     french = LanguageTag.parse("fr", "f")

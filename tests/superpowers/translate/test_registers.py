@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("loaded_engines")
 def test_the_fast_tier_rewrites_its_engines_lines_into_the_register(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    check = services.translator.registers.check
+    check = services.default_translator.registers.check
     text = ["Can you check your invoice and send us your address?"]
     for formality in ("formal", "informal"):
         request = body(
@@ -28,7 +28,7 @@ def test_the_fast_tier_rewrites_its_engines_lines_into_the_register(
         assert check.problems(spanish.content, "es", None, formality, True) == [], spanish
         assert english.engine == "none"  # not translated; English has one register anyway
     # An engine's line that stays in the other register says so.
-    monkeypatch.setattr(services.translator, "registers", Registers(check))
+    monkeypatch.setattr(services.default_translator, "registers", Registers(check))
     request = body(text, targetLanguages=["es"], translationMode="fast", formality="formal")
     [[spanish]] = asyncio.run(services.translate(request))
     assert spanish.engine == "apertium:eng-spa (formality not applied)", spanish
@@ -36,7 +36,7 @@ def test_the_fast_tier_rewrites_its_engines_lines_into_the_register(
 
 @pytest.mark.model
 def test_the_model_writes_in_the_register_asked_for(services: Services) -> None:
-    check = services.translator.llm.registers.check
+    check = services.default_translator.llm.registers.check
     text = "Could you check your inbox and tell us if you received our email?"
     cases: tuple[tuple[str, Formality], ...] = (
         ("pt-PT", "informal"),

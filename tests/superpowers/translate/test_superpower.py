@@ -27,7 +27,7 @@ def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: 
     pool = Scheduler(capacity=8, name="fast", workers=2)
     deadlines = DeadlinePolicy(base=3, per_thousand_characters=0, ceiling=3)
     superpower = TranslateSuperpower(
-        Profiles(QueuedTranslator(services.translator, busy)), pool, deadlines
+        Profiles(QueuedTranslator(services.default_translator, busy)), pool, deadlines
     )
 
     async def scenario() -> list[Any]:
@@ -56,7 +56,7 @@ def superpower_with(
 ) -> TranslateSuperpower:
     deadlines = DeadlinePolicy(base=seconds, per_thousand_characters=0, ceiling=seconds)
     return TranslateSuperpower(
-        Profiles(QueuedTranslator(services.translator, llm)), fast, deadlines
+        Profiles(QueuedTranslator(services.default_translator, llm)), fast, deadlines
     )
 
 

@@ -30,7 +30,7 @@ from threadwise.engines.apertium.stream import (
     put_back,
     to_stream,
 )
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.text.tagged import Parts, parse_tags, split_tags, tags_of, to_tagged
 
 MODES_DIR = Path("/usr/share/apertium/modes")

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 
 log = logging.getLogger(__name__)
 

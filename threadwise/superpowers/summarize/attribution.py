@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from threadwise.superpowers.summarize import clause_words
 from threadwise.text.exclamations import is_exclamation
 from threadwise.text.transcript import Said, Speaker
 
@@ -44,20 +45,6 @@ _UNDECIDED_WORDS = """
 _UNDECIDED = frozenset(_UNDECIDED_WORDS.split())
 # A denial answers what the other person brought up, in their words.
 _NEGATED = re.compile(r"\b(?:not|never|no|nothing)\b|n't\b", re.IGNORECASE)
-# Words that say little about who said what.
-_STOPWORDS_WORDS = """
-    a an the and or but so if then than that this these those to of in on at by for with
-    from about as into over after before while when where which who whom whose what why how
-    is are was were be been being am do does did done have has had having will would shall
-    should can could may might must not no yes also just only very too more most much many
-    some any all each every other another both either neither such own same there here it its
-    he she they them their his her him we us our you your i me my mine yours theirs itself
-    himself herself themselves one ones up down out off again further once now today
-    ask say tell talk speak mention want need like think know let make go come see look
-    feel try seem help thing things way lot bit well really something anything nothing
-    someone anyone everyone because though although however since until
-    """
-_STOPWORDS = frozenset(_STOPWORDS_WORDS.split())
 
 
 @dataclass(frozen=True)
@@ -94,7 +81,7 @@ class Attributor:
         self.by_name = {name: speaker for speaker, name in names.items()}
         self._short = _short_names(names)
         # In English: a message written in another language is read in its English reading.
-        self._stems = [set(_content(m.english)) for m in self.messages]
+        self._stems = [set(clause_words.content_words(m.english)) for m in self.messages]
         # Who said each word (for what a speaker asked, offered, told), and who does what
         # the word is part of, "I" and "you" resolved (for what a speaker did).
         self.said = _Index()
@@ -112,11 +99,13 @@ class Attributor:
                 for stems, actor in _actors(part, message.speaker, speakers):
                     self.done.add(stems, actor)
                 # Only what a pronoun says: "Hurry up!" is no one's act yet.
-                for stems, actor in _actors(part, message.speaker, speakers, _verbs)[1:]:
+                for stems, actor in _actors(part, message.speaker, speakers, clause_words.verbs)[
+                    1:
+                ]:
                     self.acts.add(stems, actor)
         # Speakers' names are no evidence for what they did.
         for name in names.values():
-            for stem in _content(name):
+            for stem in clause_words.content_words(name):
                 self.said.forget(stem)
                 self.done.forget(stem)
 
@@ -180,7 +169,7 @@ class Attributor:
             named = match.group("whom")
             if named not in ("him", "her", "them") and self._full(named) != self.names[other]:
                 return match.group(0)
-            doers = self.acts.users.get(_stem(match.group("act").lower()), set())
+            doers = self.acts.users.get(clause_words.stem(match.group("act").lower()), set())
             return f"wants to {match.group('act')}" if doers == {subject} else match.group(0)
 
         return head + _ASKS_TO.sub(own, body) + tail
@@ -220,12 +209,12 @@ class Attributor:
         """The messages that support ``sentence``: those sharing most of its content words,
         the subjects' own messages first; those written to the model too, so that a sentence
         that only they support is known (``checks`` drops it)."""
-        stems = set(_content(sentence))
+        stems = set(clause_words.content_words(sentence))
         if not stems:
             return []
         scored = []
         for position, own in enumerate(self._stems):
-            score = sum(_weight(s) for s in stems & own)
+            score = sum(clause_words.weight(s) for s in stems & own)
             if score:
                 scored.append((score, position))
         if not scored:
@@ -239,20 +228,20 @@ class Attributor:
     def _expected(self, clause: str, verb: str, subject: Speaker) -> Speaker | None:
         """The speaker the clause's words point to, when they clearly do."""
         introduced: dict[Speaker, float] = {}
-        verb_stem = _stem(verb.split()[-1].lower())
+        verb_stem = clause_words.stem(verb.split()[-1].lower())
         # What someone said is in their words; what someone did, only its verb tells reliably
         # ("you charged me twice": the other person charged).
         speech = verb_stem in _SPEECH
         index = self.said if speech else self.done
         # The verb of saying is the summary's word ("reports", "asks"), not the speaker's.
-        stems = set(_content(clause)) - {verb_stem} if speech else {verb_stem}
+        stems = set(clause_words.content_words(clause)) - {verb_stem} if speech else {verb_stem}
         for stem in stems:
             users = index.users.get(stem)
             if not users:
                 continue
             # A word only one speaker used is strong evidence; one both used, weak, for the
             # one who said it first. A verb of doing counts twice: it is all there is.
-            weight = _weight(stem) * (1.0 if len(users) == 1 else 0.4)
+            weight = clause_words.weight(stem) * (1.0 if len(users) == 1 else 0.4)
             if not speech:
                 weight *= 2
             first = index.first[stem]
@@ -339,7 +328,7 @@ def _actors(
     "they" nobody known; before any of them the speaker, or the other person when the part
     is a request ("Please restart the router"). ``words`` picks the words (content words by
     default)."""
-    words = words or _content
+    words = words or clause_words.content_words
     others = [s for s in speakers if s is not speaker]
     other = others[0] if len(others) == 1 else None
     actor: Speaker | None = other if re.match(r"\W*(?:please|kindly)\b", part, re.I) else speaker
@@ -365,7 +354,7 @@ def _main_part(clause: str) -> str:
 def _responds(verb: str) -> bool:
     """Does the subject of ``verb`` answer the other person ("accepts", "is told")?"""
     words = verb.lower().split()
-    return words[0] in ("is", "was", "gets", "got") or _stem(words[-1]) in _RESPONSES
+    return words[0] in ("is", "was", "gets", "got") or clause_words.stem(words[-1]) in _RESPONSES
 
 
 def _short_names(names: dict[Speaker, str]) -> re.Pattern[str]:
@@ -375,52 +364,6 @@ def _short_names(names: dict[Speaker, str]) -> re.Pattern[str]:
     forms |= {f for f in firsts if firsts.count(f) == 1 and f not in ("Mr.", "Mrs.", "Dr.")}
     ordered = sorted(forms, key=len, reverse=True)
     return re.compile(r"(?<![\w#])(?:" + "|".join(re.escape(f) for f in ordered) + r")(?![\w#])")
-
-
-_TOKEN = re.compile(r"[$€£#]?[\w][\w'.-]*\w|[\w]")
-
-
-def _content(text: str) -> list[str]:
-    stems = []
-    for token in _TOKEN.findall(text):
-        word = token.lower().removesuffix("'s")
-        if word in _STOPWORDS or (len(word) < 3 and not any(c.isdigit() for c in word)):
-            continue
-        stems.append(_stem(word))
-    return stems
-
-
-_IRREGULAR_FORMS = """
-    sent:send gave:give given:give told:tell said:say paid:pay bought:buy made:make took:take
-    taken:take got:get gotten:get found:find brought:bring left:leave came:come went:go
-    gone:go met:meet kept:keep lost:lose spent:spend held:hold wrote:write written:write
-    chose:choose chosen:choose knew:know known:know thought:think felt:feel ran:run saw:see
-    seen:see heard:hear understood:understand forgot:forget forgotten:forget began:begin
-    begun:begin broke:break broken:break did:do done:do had:have has:have sold:sell
-    lent:lend built:build caught:catch taught:teach won:win became:become bought:buy
-    drove:drive driven:drive ate:eat eaten:eat gave:give shown:show flew:fly flown:fly
-    """
-_IRREGULAR = dict(pair.split(":", 1) for pair in _IRREGULAR_FORMS.split())
-
-
-def _stem(word: str) -> str:
-    if any(c.isdigit() for c in word):
-        return re.sub(r"[^\w]", "", word)
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)] + keep
-            # "running", "stopped": one of the doubled consonants goes too.
-            if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "aeioulsfz":
-                stem = stem[:-1]
-            return stem
-    return word
-
-
-def _weight(stem: str) -> float:
-    """IDs and numbers say most about who said what."""
-    return 2.0 if any(c.isdigit() for c in stem) else 1.0
 
 
 @dataclass(frozen=True)
@@ -440,18 +383,6 @@ _ASKS_TO = re.compile(
     r"\b(?:asks|tells|wants|requests|begs|urges|persuades|reminds|advises|encourages|"
     r"instructs)\s+(?P<whom>him|her|them|[A-Z#][\w#]*(?: [A-Z][\w]*)?)\s+to\s+(?P<act>[a-z]+)\b"
 )
-# Words too common to say who did anything, for ``_verbs``.
-_FUNCTION_WORDS_LIST = """
-    a an the and or but so if then than that this these those to of in on at by for with from
-    about as into is are was were be been being am do does did have has had will would
-    shall should can could may might must not no yes it its he she they them their his her
-    him we us our you your i me my"""
-_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_LIST.split())
-
-
-def _verbs(text: str) -> list[str]:
-    """Every word of ``text`` but function words, stemmed: what someone does."""
-    return [_stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in _FUNCTION_WORDS]
 
 
 def _predicates(clause: str, verb: str) -> list[_Predicate]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.translation import MachineTranslator
+from threadwise.engines.machine import MachineTranslator
 from threadwise.protocol import Formality
 from threadwise.superpowers.translate.job import Wording
 from threadwise.superpowers.translate.llm import LlmTranslator, Reference

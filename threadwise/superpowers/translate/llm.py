@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
-from threadwise.engines.translation import TranslationEngineError
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.protocol import Formality
 from threadwise.superpowers.translate.prompts import (
     ALONE_SYSTEM,

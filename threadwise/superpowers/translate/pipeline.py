@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from threadwise.deadlines import Deadline
-from threadwise.engines.translation import Dictionaries, MachineTranslator, TranslationEngineError
+from threadwise.engines.machine import Dictionaries, MachineTranslator, TranslationEngineError
 from threadwise.protocol import Formality, MessageBody
 from threadwise.superpowers.translate.backends import Backend, MachineBackend, ModelBackend
 from threadwise.superpowers.translate.job import PLAIN, TranslationJob, Wording, plan

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from threadwise.deadlines import Deadline, DeadlinePolicy
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.engines.profiles import Choice, Profiles
-from threadwise.engines.translation import TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
 from threadwise.superpowers.translate.backends import Backend

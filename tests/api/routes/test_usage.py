@@ -11,8 +11,8 @@ from typing import Any
 import httpx2
 import pytest
 
+from tests.api.routes.test_glossaries import refused
 from tests.api.stack import AuthStack, host, new_org
-from tests.api.test_glossaries import refused
 from tests.conftest import minimal_body
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

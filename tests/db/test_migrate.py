@@ -38,16 +38,3 @@ def test_down_and_up_again(tmp_path: Path) -> None:
         assert set(inspect(database.engine).get_table_names()) >= TABLES
     finally:
         database.close()
-
-
-def test_sqlite_file_is_private(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'state' / 'db.sqlite'}")
-    database.upgrade()
-    database.close()
-    assert (tmp_path / "state" / "db.sqlite").stat().st_mode & 0o077 == 0
-
-
-def test_postgresql_url_without_a_driver_uses_psycopg() -> None:
-    database = Database("postgresql://user:pw@127.0.0.1:1/db")
-    assert database.engine.dialect.driver == "psycopg"
-    database.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-FILES = Path(__file__).resolve().parents[2] / "threadwise" / "api" / "playground"
+FILES = Path(__file__).resolve().parents[3] / "threadwise" / "api" / "playground"
 
 
 def test_the_page_and_its_policy(pages: TestClient) -> None:

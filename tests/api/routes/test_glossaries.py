@@ -248,7 +248,7 @@ def test_the_openapi_document_describes_the_routes(http: TestClient) -> None:
 def test_the_example_bodies_are_valid(http: TestClient) -> None:
     """examples/glossary-create.json (the request example /docs shows) is accepted, and
     examples/translate-glossary-request.json names the setting the translate body reads."""
-    root = Path(__file__).parents[2] / "examples"
+    root = Path(__file__).parents[3] / "examples"
     example = json.loads((root / "glossary-create.json").read_text())
     example["organizationId"] = "org-1"
     created = http.post("/glossaries", json=example)

@@ -1,0 +1,93 @@
+"""A group's messages through one engine, segment by segment, their Markdown kept."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from threadwise.deadlines import Deadline
+from threadwise.protocol import Formality
+from threadwise.superpowers.translate.job import Wording
+from threadwise.superpowers.translate.llm import StandIn
+from threadwise.superpowers.translate.registers import RegisterKeeper
+from threadwise.superpowers.translate.segments import STOOD_IN, Translated, translate_segmented
+from threadwise.text.languages import LanguageTag
+from threadwise.text.markdown_segments import MarkdownSegmenter
+from threadwise.text.tagged import Parts, Tag
+
+SPANISH = LanguageTag("es", "es")
+Rule = Callable[[Parts], Parts | None]
+
+
+def upper(parts: Parts) -> Parts:
+    return tuple(p if isinstance(p, Tag) else p.upper() for p in parts)
+
+
+@dataclass
+class FakeBackend:
+    """Translates each segment by ``rule``, and records what it was sent."""
+
+    rule: Rule = upper
+    kind: str = "fake"
+    name: str = "fake:en-es"
+    source: str = "en"
+    target: LanguageTag = SPANISH
+    uses_model: bool = False
+    stand_in: str | None = None
+    sent: list[list[Parts]] = field(default_factory=list)
+
+    def keeper(self, formality: Formality) -> RegisterKeeper | None:
+        return None
+
+    def translate(
+        self, segments: Sequence[Parts], deadline: Deadline | None, wording: Wording
+    ) -> list[Parts | None]:
+        self.sent.append(list(segments))
+        return [self.rule(parts) for parts in segments]
+
+
+def translated(backend: FakeBackend, *texts: str) -> list[Translated]:
+    segmenter = MarkdownSegmenter()
+    return translate_segmented(backend, [segmenter.segment(text) for text in texts])
+
+
+def test_each_message_is_translated_with_its_markdown_and_one_call_for_all() -> None:
+    backend = FakeBackend()
+    results = translated(backend, "Send **the form** today.", "- one\n- two", "Thanks")
+    assert results == [
+        Translated("SEND **THE FORM** TODAY.", "fake:en-es"),
+        Translated("- ONE\n- TWO", "fake:en-es"),
+        Translated("THANKS", "fake:en-es"),
+    ]
+    assert len(backend.sent) == 1 and len(backend.sent[0]) == 4
+
+
+def test_a_segment_whose_tags_were_lost_is_translated_split_at_its_markup() -> None:
+    def loses_tags(parts: Parts) -> Parts | None:
+        return None if any(isinstance(p, Tag) for p in parts) else upper(parts)
+
+    backend = FakeBackend(loses_tags)
+    [result] = translated(backend, "Send **the form** today.")
+    assert result == Translated("SEND **THE FORM** TODAY.", "fake:en-es")
+    assert [[text for (text,) in call] for call in backend.sent[1:]] == [
+        ["Send", "the form", "today."]
+    ]
+
+
+def test_a_translation_that_adds_protected_text_leaves_the_segment_as_written() -> None:
+    def adds_a_link(parts: Parts) -> Parts:
+        return (*upper(parts), " https://evil.example")
+
+    [result] = translated(FakeBackend(adds_a_link), "Send **the form** today.")
+    assert result.text == "Send **the form** today."
+
+
+def test_a_line_the_fast_engine_stood_in_for_is_named_so() -> None:
+    backend = FakeBackend(lambda parts: StandIn(upper(parts)), stand_in="apertium:eng-spa")
+    [result] = translated(backend, "Thanks")
+    assert result == Translated("THANKS", "apertium:eng-spa" + STOOD_IN)
+
+
+def test_a_message_without_words_is_returned_as_it_is() -> None:
+    backend = FakeBackend()
+    assert translated(backend, "👍") == [Translated("👍", "fake:en-es")]
