@@ -26,6 +26,7 @@ pytestmark = pytest.mark.usefixtures("isolated_logging")
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0d2NfMSJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
 SECRET = "tws_AAAAbbbbCCCCddddEEEEffff0123456789-_xyz"
 CLIENT_ID = "twc_0123456789abcdef01234567"
+API_KEY = "twk_0123456789abcdef_AAAAbbbbCCCCddddEEEEffff0123456789-_xyzABCD"
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,22 @@ def test_redacted(line: str) -> None:
     assert JWT not in cleaned
     assert "abc.def.ghi" not in cleaned
     assert "opaque-token-value" not in cleaned
+    assert "redacted" in cleaned
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"POST /translate?q=hi&api_key={API_KEY}",
+        "POST /translate?q=hi&api_key=anything-a-client-sends",
+        f"Authorization: Bearer {API_KEY}",
+        f"Authorization: DeepL-Auth-Key {API_KEY}",
+        f"a key {API_KEY} pasted somewhere",
+    ],
+)
+def test_api_keys_are_redacted(line: str) -> None:
+    cleaned = redact(line)
+    assert API_KEY not in cleaned and "anything-a-client-sends" not in cleaned
     assert "redacted" in cleaned
 
 

@@ -20,13 +20,16 @@ from uvicorn.config import LOGGING_CONFIG
 _REDACTIONS = [
     # Query-string and form parameters that carry credentials.
     (
-        re.compile(r"(?i)\b(client_id|client_secret|access_token|authorization|token)=[^&\s\"']+"),
+        re.compile(
+            r"(?i)\b(client_id|client_secret|access_token|authorization|token|api_key|auth_key)=[^&\s\"']+"
+        ),
         r"\1=[redacted]",
     ),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/-]{16,}=*"), r"\1 [redacted]"),
     # Anything shaped like a JWT, or like one of our client secrets.
     (re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), "[redacted token]"),
     (re.compile(r"tws_[A-Za-z0-9_-]{16,}"), "[redacted secret]"),
+    (re.compile(r"twk_[0-9a-f]{16}_[A-Za-z0-9_-]{16,}"), "[redacted API key]"),
     # A client id is half of a client's credentials.
     (re.compile(r"twc_[0-9a-f]{24}"), "[redacted client id]"),
 ]

@@ -71,6 +71,10 @@ class TtlCache(Generic[K, V]):
         with self._lock:
             self._entries.pop(key, None)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
     async def read_through(self, key: K, read: Callable[[], V]) -> V:
         """The fresh value under ``key``, else what ``read`` returns (run off the event loop),
         kept. ``read`` may return None; that is kept too."""

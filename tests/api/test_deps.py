@@ -426,3 +426,28 @@ def test_rs256(database_url: str, tmp_path: Path) -> None:
         assert_refused(
             stack.call(org, hs256(claims(stack, org), kid=kid_of(stack))), 401, "INVALID_TOKEN"
         )
+
+
+# --- API keys ---------------------------------------------------------------------------------
+
+
+def test_an_api_key_acts_as_its_client(stack: AuthStack) -> None:
+    org = new_org()
+    client = stack.register(org).client
+    key = stack.services.auth.api_keys.create(client.client_id, "script").key
+    assert passed_the_gate(stack.call(org, key))
+    message = assert_refused(stack.call(new_org(), key), 403, "FORBIDDEN_ORGANIZATION")
+    assert org in message
+    # Its client's tenant only.
+    assert_refused(stack.call(org, key, tenant="globex"), 401, "INVALID_TOKEN")
+
+
+def test_a_revoked_api_key_is_refused_with_what_to_do(stack: AuthStack) -> None:
+    org = new_org()
+    client = stack.register(org).client
+    created = stack.services.auth.api_keys.create(client.client_id)
+    stack.services.auth.api_keys.revoke(created.record.key_id)
+    message = assert_refused(stack.call(org, created.key), 401, "INVALID_TOKEN")
+    assert "api-keys" in message and created.key not in message
+    shaped_but_unknown = created.key[:-3] + "xyz"
+    assert_refused(stack.call(org, shaped_but_unknown), 401, "INVALID_TOKEN")

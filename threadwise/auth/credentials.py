@@ -13,6 +13,9 @@ CLIENT_ID_PREFIX = "twc_"
 # The prefix lets secret scanners and the log filter recognize a leaked secret.
 SECRET_PREFIX = "tws_"
 _CLIENT_ID = re.compile(r"twc_[0-9a-f]{24}")
+# An API key: its id (stored as is, to find it) and its secret (stored hashed), in one string.
+API_KEY_PREFIX = "twk_"
+_API_KEY = re.compile(r"twk_(?P<id>[0-9a-f]{16})_(?P<secret>[A-Za-z0-9_-]{43})")
 
 
 def new_client_id() -> str:
@@ -22,6 +25,18 @@ def new_client_id() -> str:
 def new_client_secret() -> str:
     # 32 random bytes, base64url: safe in a query string, a form and HTTP Basic alike.
     return SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def new_api_key() -> tuple[str, str]:
+    """A new key's id and the key itself (which holds the id)."""
+    key_id = secrets.token_hex(8)
+    return key_id, f"{API_KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+
+
+def api_key_id(key: str) -> str | None:
+    """The id inside ``key``; ``None`` if it is not shaped like one of our API keys."""
+    match = _API_KEY.fullmatch(key)
+    return match.group("id") if match else None
 
 
 def is_client_id(value: str) -> bool:

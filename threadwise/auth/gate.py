@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import math
 from dataclasses import dataclass
 
 import anyio.to_thread
 
-from threadwise.auth.clients import ClientRegistry
+from threadwise.auth.api_keys import ApiKeyStore
+from threadwise.auth.clients import ClientRecord, ClientRegistry
+from threadwise.auth.credentials import API_KEY_PREFIX
 from threadwise.auth.ratelimit import Quota, RateLimiter
 from threadwise.auth.tenancy import tenant_of
 from threadwise.auth.tokens import Claims, TokenVerifier, invalid
@@ -58,12 +61,14 @@ class Gatekeeper:
         limiter: RateLimiter,
         base_domain: str | None,
         defaults: Limits,
+        api_keys: ApiKeyStore | None = None,
     ) -> None:
         self.verifier = verifier
         self.clients = clients
         self.limiter = limiter
         self.base_domain = base_domain
         self.defaults = defaults
+        self.api_keys = api_keys
 
     async def authenticate(self, token: str | None, host: str | None) -> Principal:
         """Who ``token`` speaks for on ``host``; ``MISSING_TOKEN``, ``INVALID_TOKEN`` or
@@ -81,6 +86,8 @@ class Gatekeeper:
                 f"The host {host!r} names no tenant, so no token is valid on it; call "
                 f"<tenant>.{self.base_domain}, the host your token was issued on.",
             )
+        if token.startswith(API_KEY_PREFIX) and self.api_keys is not None:
+            return await self._key_holder(token, tenant)
         if self.verifier.is_local(token):
             claims = self.verifier.verify(token, tenant)
         else:  # an external issuer's keys may have to be fetched first
@@ -90,11 +97,34 @@ class Gatekeeper:
         client = await self.clients.active(claims.client_id)
         if client is None or client.tenant != tenant:
             raise invalid("its client has been revoked, or is not registered")
-        limits = Limits(
+        return Principal(claims, self._limits(client))
+
+    async def _key_holder(self, key: str, tenant: str) -> Principal:
+        """The client an API key acts as, as if it had sent one of its tokens."""
+        assert self.api_keys is not None
+        client = await self.api_keys.client_of(key)
+        if client is None or client.tenant != tenant:
+            raise ServiceError(
+                ErrorCode.INVALID_TOKEN,
+                "The API key is not valid here: it is unknown, revoked, its client is revoked, "
+                "or it belongs to another tenant's host. `threadwise api-keys list` shows the "
+                "keys; create one with `threadwise api-keys create --client CLIENT_ID`.",
+            )
+        claims = Claims(
+            tenant=client.tenant,
+            client_id=client.client_id,
+            organizations=frozenset(client.organizations),
+            scope="",
+            token_id="",
+            expires_at=math.inf,
+        )
+        return Principal(claims, self._limits(client))
+
+    def _limits(self, client: ClientRecord) -> Limits:
+        return Limits(
             client.requests_per_minute or self.defaults.requests_per_minute,
             client.characters_per_minute or self.defaults.characters_per_minute,
         )
-        return Principal(claims, limits)
 
     @staticmethod
     def authorize(

@@ -9,6 +9,7 @@ import logging.config
 from threadwise import INTERFACE_VERSION, __version__
 from threadwise.auth.clients import UnknownClientError
 from threadwise.cli import (
+    api_keys,
     aspects,
     clients,
     glossaries,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         local,
         maintenance,
         clients,
+        api_keys,
         organizations,
         aspects,
         glossaries,

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from threadwise.auth.api_keys import ApiKeyStore
 from threadwise.auth.clients import ClientRegistry
+from threadwise.auth.credentials import SecretHasher
 from threadwise.config import Settings
 from threadwise.db.database import Database
 from threadwise.organizations.glossaries import GlossaryStore
@@ -48,3 +50,9 @@ def organization_policies(settings: Settings) -> Iterator[OrganizationPolicies]:
 def glossary_store(settings: Settings) -> Iterator[GlossaryStore]:
     with database(settings) as opened:
         yield GlossaryStore(opened)
+
+
+@contextmanager
+def api_key_store(settings: Settings) -> Iterator[ApiKeyStore]:
+    with client_registry(settings) as registry:
+        yield ApiKeyStore(registry.database, SecretHasher(), registry, settings.store_cache_seconds)

@@ -99,6 +99,24 @@ class ClientOrganization(Base):
     organization_id: Mapped[str] = mapped_column(String(256), primary_key=True)
 
 
+class ApiKey(Base):
+    """A static key that acts as its client (for clients that send one key, as DeepL's and
+    LibreTranslate's do). Only an argon2id hash of its secret part is stored."""
+
+    __tablename__ = "api_keys"
+
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("clients.client_id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    secret_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime]
+    # At most once a minute per replica: a write per request would cost more than the request.
+    last_used_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+
+
 class AuditEvent(Base):
     """Token issuance and refusals, and changes to clients. Never a secret or a token."""
 

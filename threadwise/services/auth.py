@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from threadwise.auth.api_keys import ApiKeyStore
 from threadwise.auth.audit import AuditLog
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher
@@ -29,6 +30,7 @@ class AuthServices:
     limiter: RateLimiter
     gate: Gatekeeper
     grant: ClientCredentialsGrant
+    api_keys: ApiKeyStore
 
     def close(self) -> None:
         self.grant.close()
@@ -52,6 +54,7 @@ def build_auth_services(settings: Settings) -> AuthServices:
     """Connect to the database (migrating it), load the keys, build the gate and the grant."""
     database = open_database(settings)
     clients = build_client_registry(settings, database)
+    api_keys = ApiKeyStore(database, SecretHasher(), clients, settings.store_cache_seconds)
     audit = AuditLog(database)
     keys = load_key_ring(settings)
     issuer = TokenIssuer(keys, settings.jwt_issuer, settings.access_token_seconds)
@@ -74,6 +77,7 @@ def build_auth_services(settings: Settings) -> AuthServices:
             requests_per_minute=settings.rate_limit_requests_per_minute,
             characters_per_minute=settings.rate_limit_characters_per_minute,
         ),
+        api_keys,
     )
     grant = ClientCredentialsGrant(
         clients,
@@ -86,7 +90,7 @@ def build_auth_services(settings: Settings) -> AuthServices:
         ),
         settings.base_domain,
     )
-    return AuthServices(database, clients, audit, keys, issuer, limiter, gate, grant)
+    return AuthServices(database, clients, audit, keys, issuer, limiter, gate, grant, api_keys)
 
 
 def _external_issuer(settings: Settings) -> ExternalIssuer | None:
