@@ -50,7 +50,7 @@ def admit(
     record: RequestRecord | None = None,
     limits: PayloadLimits | None = None,
 ) -> Admitted:
-    async def read_body() -> MessageBody:
+    async def read_body(_caller: Principal) -> MessageBody:
         gate.steps.append(("read",))
         return validate(MessageBody, data)
 

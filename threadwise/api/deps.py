@@ -82,7 +82,7 @@ def admitted(operation: Operation) -> Callable[..., Awaitable[Admitted]]:
             operation,
             bearer_token(authorization),
             request.headers.get("host"),
-            lambda: read_message_body(request, max_bytes),
+            lambda _caller: read_message_body(request, max_bytes),
             record_of(request),
         )
 

@@ -180,6 +180,7 @@ class Services:
             glossaries=self.glossaries,
             usage=self.usage,
             languages=functools.partial(languages_document, self.default_translator.router),
+            identify=self.identifier.detect_with_probability,
         )
 
     def close(self) -> None:

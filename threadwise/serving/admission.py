@@ -39,14 +39,15 @@ class Admission:
         operation: Operation,
         token: str | None,
         host: str | None,
-        read_body: Callable[[], Awaitable[MessageBody]],
+        read_body: Callable[[Principal], Awaitable[MessageBody]],
         record: RequestRecord,
     ) -> Admitted:
         """The caller (401 before the body is read or any work is done), then the body read
-        by ``read_body``, once it is within the payload limits, its organization is the
-        caller's, and the organization within its rate limits."""
+        by ``read_body`` (given the caller: a compatible API's request names no organization),
+        once it is within the payload limits, its organization is the caller's, and the
+        organization within its rate limits."""
         caller = await self.gate.authenticate(token, host)
-        body = await read_body()
+        body = await read_body(caller)
         check_limits(body, self.limits)
         organization = body.request.context.organizationId
         self.gate.authorize(caller, organization)

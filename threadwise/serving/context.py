@@ -57,3 +57,5 @@ class ServingContext:
     usage: UsageStore
     # The document GET /languages answers (serving/languages.py).
     languages: Callable[[], dict[str, Any]]
+    # The language of a text and how sure that is (0 to 1); None for a text without words.
+    identify: Callable[[str], tuple[str | None, float]]

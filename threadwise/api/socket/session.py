@@ -23,6 +23,7 @@ from threadwise.api.socket.frames import (
     frame_text,
     read_frame,
 )
+from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
 from threadwise.payload import validate
 from threadwise.protocol import (
@@ -179,7 +180,7 @@ class SocketSession:
         record = RequestRecord.start("websocket", request.correlation_id, request.trace_id)
         record.operation = request.action
 
-        async def read_body() -> MessageBody:
+        async def read_body(_caller: Principal) -> MessageBody:
             body = (
                 validate(SocketMessage, data).payload if sdk else validate(SocketPlainMessage, data)
             )

@@ -1,0 +1,1 @@
+"""APIs shaped as other translation services' (LibreTranslate), over the same pipeline."""
