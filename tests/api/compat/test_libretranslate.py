@@ -19,7 +19,6 @@ from libretranslatepy import LibreTranslateAPI  # type: ignore[import-untyped]
 from tests.api.stack import auth_stack, new_org
 from tests.conftest import serving
 
-
 # libretranslatepy never closes its responses: their sockets are collected here, in the test
 # that used them, and the warning about each is expected.
 LEAKS_SOCKETS = pytest.mark.filterwarnings(
