@@ -193,8 +193,11 @@ async def detect(request: Request) -> JSONResponse:
     serving: ServingContext = request.app.state.serving
     try:
         fields = await Fields.read(request, serving.settings.max_body_bytes)
-        await serving.gate.authenticate(fields.token(request), request.headers.get("host"))
+        caller = await serving.gate.authenticate(fields.token(request), request.headers.get("host"))
         texts, _ = fields.texts()
+        # Within the organization's limits, as a translation of the same text would be.
+        organization = sorted(caller.claims.organizations)[0]
+        await serving.gate.admit(caller, organization, sum(len(text) for text in texts))
     except ServiceError as exc:
         return _error(exc)
     code, probability = serving.identify(" ".join(texts))
