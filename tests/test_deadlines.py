@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.clock import ManualClock
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_time_left_runs_down_with_the_clock() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     deadline = Deadline(5, clock)
     assert deadline.remaining() == 5
     clock.now += 2
@@ -28,7 +21,7 @@ def test_time_left_runs_down_with_the_clock() -> None:
 
 
 def test_a_passed_deadline_stops_the_work_with_a_timeout() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     deadline = Deadline(1.5, clock)
     clock.now += 1.5
     assert deadline.stop_requested()
@@ -39,7 +32,7 @@ def test_a_passed_deadline_stops_the_work_with_a_timeout() -> None:
 
 
 def test_cancelling_stops_the_work_before_the_deadline() -> None:
-    deadline = Deadline(60, Clock())
+    deadline = Deadline(60, ManualClock(100.0))
     deadline.cancel()
     assert deadline.stop_requested()
     with pytest.raises(ServiceError) as raised:

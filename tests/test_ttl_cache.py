@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.clock import ManualClock
 from threadwise.ttl_cache import TtlCache
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_value_is_fresh_for_its_seconds_then_stale() -> None:
-    clock = Clock()
+    clock = ManualClock()
     cache: TtlCache[str, int] = TtlCache(5, clock=clock)
     cache.put("a", 1)
     clock.now = 4.9
@@ -28,7 +21,7 @@ def test_a_value_is_fresh_for_its_seconds_then_stale() -> None:
 
 
 def test_replace_keeps_the_expiry_and_forget_drops_the_value() -> None:
-    clock = Clock()
+    clock = ManualClock()
     cache: TtlCache[str, int] = TtlCache(5, clock=clock)
     cache.replace("a", 1)  # nothing to replace
     assert cache.peek("a") is None
@@ -43,7 +36,7 @@ def test_replace_keeps_the_expiry_and_forget_drops_the_value() -> None:
 
 
 def test_the_first_stored_goes_first_when_full() -> None:
-    cache: TtlCache[str, int] = TtlCache(5, max_entries=2, clock=Clock())
+    cache: TtlCache[str, int] = TtlCache(5, max_entries=2, clock=ManualClock())
     cache.put("a", 1)
     cache.put("b", 2)
     cache.put("a", 3)  # a key already there takes no room
@@ -52,7 +45,7 @@ def test_the_first_stored_goes_first_when_full() -> None:
 
 
 def test_read_through_reads_once_while_fresh_and_keeps_none() -> None:
-    clock = Clock()
+    clock = ManualClock()
     cache: TtlCache[str, int | None] = TtlCache(5, clock=clock)
     reads: list[str] = []
 

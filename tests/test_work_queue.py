@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tests.clock import ManualClock
 from threadwise.deadlines import Deadline
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
@@ -20,16 +21,6 @@ def scheduler(capacity: int, **options: Any) -> Scheduler:
     """Jobs expected to take 10 ms: no admission is refused for its deadline."""
     options.setdefault("typical_seconds", (0.01, 0.01))
     return Scheduler(capacity=capacity, name="test", **options)
-
-
-class Clock:
-    """A clock that moves only when told to."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Signal:
@@ -104,7 +95,7 @@ def test_job_that_waited_too_long_for_its_deadline_is_not_run(
     seconds: float, code: ErrorCode, reason: str | None
 ) -> None:
     async def scenario() -> None:
-        clock = Clock()
+        clock = ManualClock(1000.0)
         queue = scheduler(2, clock=clock)
         release = threading.Event()
         first = await started(queue, release)
@@ -215,7 +206,7 @@ def test_a_cancelled_running_job_is_told_through_its_deadline() -> None:
 )
 def test_interactive_work_goes_before_waiting_summaries(policy: str, expected: list[str]) -> None:
     async def scenario() -> list[str]:
-        clock = Clock()
+        clock = ManualClock(1000.0)
         queue = scheduler(4, policy=policy, clock=clock)
         release = threading.Event()
         first = await started(queue, release)

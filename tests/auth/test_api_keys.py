@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from tests.clock import ManualClock
 from threadwise.auth.api_keys import ApiKeyStore, UnknownApiKeyError
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher, api_key_id
@@ -17,14 +18,6 @@ from threadwise.db.tables import ApiKey
 
 # Cheap hashes: the tests check what is stored, not argon2's cost.
 HASHER = SecretHasher(time_cost=1, memory_kib=1024)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -41,12 +34,12 @@ def clients(database: Database) -> ClientRegistry:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture
-def store(database: Database, clients: ClientRegistry, clock: Clock) -> ApiKeyStore:
+def store(database: Database, clients: ClientRegistry, clock: ManualClock) -> ApiKeyStore:
     return ApiKeyStore(database, HASHER, clients, cache_seconds=5, clock=clock)
 
 
@@ -94,7 +87,7 @@ def test_a_revoked_key_is_refused_at_once_here(store: ApiKeyStore, clients: Clie
 
 
 def test_another_replicas_revocation_counts_once_the_cache_expires(
-    database: Database, clients: ClientRegistry, clock: Clock
+    database: Database, clients: ClientRegistry, clock: ManualClock
 ) -> None:
     here = ApiKeyStore(database, HASHER, clients, cache_seconds=5, clock=clock)
     there = ApiKeyStore(database, HASHER, ClientRegistry(database, HASHER), cache_seconds=5)

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.clock import ManualClock
 from threadwise.auth.audit import AuditEntry, AuditLog, RepeatedEvents
 from threadwise.db.database import Database
 
 CLIENT_ID = "twc_" + "0123456789abcdef01234567"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -49,7 +42,7 @@ def test_what_is_not_a_client_id_is_not_recorded_and_long_fields_are_cut(
 
 
 def test_the_first_event_of_a_source_is_recorded_at_once_the_repeats_counted() -> None:
-    clock = Clock()
+    clock = ManualClock()
     repeated = RepeatedEvents(60, clock)
     first = repeated.seen("10.0.0.1", "rate_limited", address="10.0.0.1")
     assert first == [AuditEntry("rate_limited", {"address": "10.0.0.1"})]
@@ -67,7 +60,7 @@ def test_the_first_event_of_a_source_is_recorded_at_once_the_repeats_counted() -
 
 
 def test_a_window_without_repeats_closes_silently_and_flush_closes_all() -> None:
-    clock = Clock()
+    clock = ManualClock()
     repeated = RepeatedEvents(10, clock)
     repeated.seen("a", "refused", detail="bad secret")
     repeated.seen("b", "refused")

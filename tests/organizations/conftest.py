@@ -7,23 +7,14 @@ from datetime import UTC, datetime
 
 import pytest
 
+from tests.clock import ManualClock
 from threadwise.db.database import Database
 from threadwise.db.tables import Tenant
 
 
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> ManualClock:
+    return ManualClock()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from tests.organizations.conftest import Clock
+from tests.clock import ManualClock
 from threadwise.db.database import Database
 from threadwise.db.tables import DoNotTranslateTerm, GlossaryEntry, Tenant
 from threadwise.organizations import glossaries
@@ -24,7 +24,7 @@ ENTRIES = (Term("ticket", "incidencia"), Term("Optave", "Optave", case_sensitive
 
 
 @pytest.fixture
-def store(database: Database, clock: Clock) -> GlossaryStore:
+def store(database: Database, clock: ManualClock) -> GlossaryStore:
     return GlossaryStore(database, cache_seconds=5, clock=clock)
 
 
@@ -183,7 +183,7 @@ def test_do_not_translate(database: Database, store: GlossaryStore, tenant: str)
 
 
 def test_reads_are_cached_until_a_change_or_the_time_is_up(
-    store: GlossaryStore, tenant: str, clock: Clock
+    store: GlossaryStore, tenant: str, clock: ManualClock
 ) -> None:
     replica = GlossaryStore(store.database, cache_seconds=5, clock=clock)
     assert asyncio.run(replica.for_translation(tenant, "org-a")) == OrganizationTerms()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import delete
 
-from tests.organizations.conftest import Clock
+from tests.clock import ManualClock
 from threadwise.db.database import Database
 from threadwise.db.tables import Tenant
 from threadwise.organizations.aspects import CustomAspect
@@ -30,7 +30,7 @@ RISK = CustomAspect(
 
 
 @pytest.fixture
-def policies(database: Database, clock: Clock) -> OrganizationPolicies:
+def policies(database: Database, clock: ManualClock) -> OrganizationPolicies:
     return OrganizationPolicies(database, cache_seconds=30, clock=clock)
 
 
@@ -98,7 +98,7 @@ def test_set_defaults_changes_only_what_it_is_given(
 
 
 def test_the_cache_and_what_drops_it(
-    policies: OrganizationPolicies, tenant: str, clock: Clock
+    policies: OrganizationPolicies, tenant: str, clock: ManualClock
 ) -> None:
     assert asyncio.run(policies.get(tenant, "org-a")) == OrganizationPolicy()
     elsewhere = OrganizationPolicies(policies.database)  # another replica, or the CLI

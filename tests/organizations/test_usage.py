@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from tests.organizations.conftest import Clock
+from tests.clock import ManualClock
 from threadwise.db.database import Database
 from threadwise.db.tables import UsageDaily
 from threadwise.organizations import usage as usage_module
@@ -45,7 +45,7 @@ def wall() -> WallClock:
 
 
 @pytest.fixture
-def stores(database: Database, clock: Clock, wall: WallClock) -> Iterator[list[UsageStore]]:
+def stores(database: Database, clock: ManualClock, wall: WallClock) -> Iterator[list[UsageStore]]:
     """Two replicas' stores on one database."""
     built = [UsageStore(database, cache_seconds=5, clock=clock, now=wall) for _ in range(2)]
     yield built
@@ -165,7 +165,7 @@ def test_usage_of_a_tenant_not_in_the_database_is_left_out(
 
 
 def test_the_month_used_counts_both_replicas_within_the_cache_time(
-    stores: list[UsageStore], tenant: str, clock: Clock
+    stores: list[UsageStore], tenant: str, clock: ManualClock
 ) -> None:
     mine, other = stores
 
@@ -190,7 +190,7 @@ def test_the_month_used_counts_both_replicas_within_the_cache_time(
 
 
 def test_parallel_reservations_never_hold_past_the_quota(
-    stores: list[UsageStore], tenant: str, clock: Clock
+    stores: list[UsageStore], tenant: str, clock: ManualClock
 ) -> None:
     store = stores[0]
     add(store, tenant, characters=30)
@@ -235,7 +235,7 @@ def test_a_released_reservation_is_not_counted_and_frees_its_characters(
     assert isinstance(asyncio.run(store.reserve(tenant, "org-a", 1, None, NOW)), Reservation)
 
 
-def test_close_writes_what_is_left(database: Database, clock: Clock, tenant: str) -> None:
+def test_close_writes_what_is_left(database: Database, clock: ManualClock, tenant: str) -> None:
     store = UsageStore(database, clock=clock, now=lambda: NOW, flush_seconds=3600)
     store.start()
     add(store, tenant)
@@ -244,7 +244,7 @@ def test_close_writes_what_is_left(database: Database, clock: Clock, tenant: str
 
 
 def test_the_thread_flushes_on_its_own(
-    database: Database, clock: Clock, tenant: str, monkeypatch: pytest.MonkeyPatch
+    database: Database, clock: ManualClock, tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = UsageStore(database, clock=clock, now=lambda: NOW, flush_seconds=0.01)
     written = threading.Event()

@@ -1,18 +1,11 @@
 from __future__ import annotations
 
+from tests.clock import ManualClock
 from threadwise.engines.remote.breaker import CircuitBreaker
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_opens_after_failures_in_a_row_and_a_success_closes_it() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     breaker = CircuitBreaker(failures=3, cooldown=10, clock=clock)
     assert breaker.failed("refused") is False
     breaker.succeeded()  # the count starts again
@@ -30,7 +23,7 @@ def test_opens_after_failures_in_a_row_and_a_success_closes_it() -> None:
 
 
 def test_a_failed_probe_waits_a_whole_cooldown_again() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     breaker = CircuitBreaker(failures=2, cooldown=5, clock=clock)
     assert breaker.trip("unreachable at start") is True
     clock.now += 5
