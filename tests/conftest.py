@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -262,6 +263,15 @@ def eventually(condition: Callable[[], bool], seconds: float, failure: str) -> N
     while not condition():
         assert time.monotonic() < deadline, failure
         time.sleep(0.05)
+
+
+async def until(condition: Callable[[], object], seconds: float = 10) -> None:
+    """``eventually`` for a coroutine: wait, without blocking the event loop, until
+    ``condition`` holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
 
 
 def minimal_body(**request: Any) -> dict[str, Any]:

@@ -18,8 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scripts.model_server import ALIAS, SMALL_MODEL, free_port
-from tests.api.socket.clients import until
-from tests.conftest import DATA, minimal_body, serving, signed_in, wait_until_ready
+from tests.conftest import DATA, minimal_body, serving, signed_in, until, wait_until_ready
 from tests.engines.remote.fake_server import FakeServer
 from threadwise.client import ThreadwiseClient, ThreadwiseError
 from threadwise.config import RemoteEngine, Settings

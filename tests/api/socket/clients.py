@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -67,13 +66,6 @@ def model_queue_blocked(services: Services) -> Iterator[threading.Event]:
     finally:
         release.set()
         blocker.result(timeout=30)
-
-
-async def until(condition: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 def assert_reply_to(frame: dict[str, Any], correlation_id: str, action: str, state: str) -> None:

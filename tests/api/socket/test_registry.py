@@ -9,9 +9,8 @@ import pytest
 from tests.api.socket.clients import (
     threadwise,
     translate_body,
-    until,
 )
-from tests.conftest import LiveServer, serving
+from tests.conftest import LiveServer, serving, until
 from threadwise.config import Settings
 from threadwise.services import Services
 

@@ -29,9 +29,8 @@ from tests.api.socket.clients import (
     reply,
     threadwise,
     translate_body,
-    until,
 )
-from tests.conftest import LiveServer, minimal_body
+from tests.conftest import LiveServer, minimal_body, until
 from threadwise.api.socket.session import SocketSession
 from threadwise.client import ThreadwiseError
 from threadwise.config import Settings

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tests.superpowers.translate.requests import FakeMachineTranslator
 from threadwise.deadlines import Deadline
 from threadwise.protocol import Formality
 from threadwise.superpowers.translate.backends import MachineBackend, ModelBackend
@@ -18,25 +19,13 @@ from threadwise.text.terms import Term
 SPANISH = LanguageTag("es-MX", "es", "MX")
 
 
-class FakeMachine:
+class FakeMachine(FakeMachineTranslator):
     """Prefixes each segment with the direction it was asked for."""
 
     kind = "apertium"
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, str | None]] = []
-
-    def directions(self) -> frozenset[tuple[str, str]]:
-        return frozenset({("en", "es")})
-
-    def name_for(self, source: str, target: str, region: str | None = None) -> str:
-        return f"apertium:{source}-{target}"
-
-    def load(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
     def translate(
         self,
@@ -47,7 +36,10 @@ class FakeMachine:
         deadline: Deadline | None = None,
     ) -> list[Parts | None]:
         self.calls.append((source, target, region))
-        return [(f"{target}:", *parts) for parts in segments]
+        return super().translate(segments, source, target, region, deadline)
+
+    def answer(self, parts: Parts, target: str) -> Parts | None:
+        return (f"{target}:", *parts)
 
 
 class FakeModel(LlmTranslator):

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 import pytest
 
 from tests.conftest import DATA, minimal_body
 from tests.scripted_engine import ScriptedEngine
-from tests.superpowers.translate.requests import body
-from threadwise.deadlines import Deadline
+from tests.superpowers.translate.requests import FakeMachineTranslator, body
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.services import Services
 from threadwise.superpowers.translate import STOOD_IN, Translated, Translator
@@ -77,32 +75,13 @@ def test_an_unsure_lone_message_takes_the_one_dictionary_that_knows_its_words(
     assert services.default_translator.prepare(job)[1] == [guess]
 
 
-class DroppingEngine:
+class DroppingEngine(FakeMachineTranslator):
     """Loses every tag (as a careless engine would): the segments must be split instead."""
 
     kind = "dropping"
 
-    def directions(self) -> frozenset[tuple[str, str]]:
-        return frozenset({("en", "es")})
-
-    def name_for(self, source: str, target: str, region: str | None = None) -> str:
-        return "dropping"
-
-    def load(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def translate(
-        self,
-        segments: Sequence[Parts],
-        source: str,
-        target: str,
-        region: str | None = None,
-        deadline: Deadline | None = None,
-    ) -> list[Parts | None]:
-        return [("TRADUCIDO " + "".join(p for p in s if isinstance(p, str)),) for s in segments]
+    def answer(self, parts: Parts, target: str) -> Parts | None:
+        return ("TRADUCIDO " + "".join(p for p in parts if isinstance(p, str)),)
 
 
 def test_an_engine_that_loses_tags_gets_split_segments(services: Services) -> None:

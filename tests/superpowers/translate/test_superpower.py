@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import eventually
+from tests.conftest import eventually, until
 from tests.superpowers.translate.requests import body
 from threadwise.deadlines import Deadline, DeadlinePolicy
 from threadwise.engines.profiles import Profiles
@@ -32,7 +32,7 @@ def test_quality_falls_back_to_the_fast_engine_when_the_model_is_busy(services: 
 
     async def scenario() -> list[Any]:
         blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))
-        await asyncio.sleep(0.05)
+        await until(lambda: busy.depth > 0)
         try:
             return await superpower(body(["Please send me the invoice."], targetLanguages=["es"]))
         finally:
@@ -71,8 +71,7 @@ def test_the_fast_tier_never_waits_for_the_model(services: Services) -> None:
 
     async def scenario() -> tuple[list[Any], bool]:
         blocker = asyncio.ensure_future(busy.run(release.wait, Deadline(60)))
-        while not busy.depth:
-            await asyncio.sleep(0)
+        await until(lambda: busy.depth > 0)
         try:
             results = await superpower(
                 body(contents, targetLanguages=["en"], translationMode="fast")
@@ -116,15 +115,12 @@ def test_a_client_that_leaves_frees_the_fast_threads(services: Services) -> None
 
     async def scenario() -> None:
         abandoned = asyncio.ensure_future(superpower(large))
-        while pool.depth == 0 or pool.waiting:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.3)
+        await until(lambda: pool.depth > 0 and not pool.waiting)  # its pieces are running
         abandoned.cancel()  # what a dropped connection does
         with pytest.raises(asyncio.CancelledError):
             await abandoned
         # The one thread is free again: the abandoned pieces were never started.
-        while pool.depth:
-            await asyncio.sleep(0.05)
+        await until(lambda: pool.depth == 0)
         [[item]] = await superpower(small)
         assert item.engine == "bergamot:en-pt-tiny"
 
