@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from threadwise import INTERFACE_VERSION, __version__
-from threadwise.api.compat import libretranslate
+from threadwise.api.compat import deepl, deepl_glossaries, libretranslate
 from threadwise.api.errors import install_error_handlers
 from threadwise.api.openapi import openapi_document
 from threadwise.api.records import RequestRecords
@@ -98,6 +98,8 @@ def create_app(
     app.include_router(usage.router)
     app.include_router(metrics.router)
     app.include_router(libretranslate.router)
+    app.include_router(deepl.router)
+    app.include_router(deepl_glossaries.router)
     app.add_middleware(RequestRecords, serving=serving)
     app.include_router(endpoint.router)
     app.add_middleware(InterfaceVersionHeader)

@@ -111,6 +111,7 @@ def to_glossary(row: tables.Glossary, entries: tuple[Term, ...]) -> Glossary:
         target_language=row.target_language,
         entries=entries,
         default=row.is_default,
+        created_at=row.created_at,
     )
 
 

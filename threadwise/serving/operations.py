@@ -295,7 +295,7 @@ class Operations:
                 {"scope": answer.scope, "version": self.version, "operation": operation}
                 | cache_content(body)
                 | {"custom": [dataclasses.astuple(c) for c in answer.custom]}
-                | {"terms": [dataclasses.astuple(g) for g in answer.glossaries]}
+                | {"terms": [_applied(g) for g in answer.glossaries]}
                 | {"keep": [dataclasses.astuple(t) for t in answer.keep]}
             )
             if caching
@@ -416,6 +416,12 @@ def cache_content(body: MessageBody) -> dict[str, Any]:
 def _timestamps(body: MessageBody) -> list[str | None]:
     # Echoed exactly in translations: part of the answer.
     return [m.timestamp_text for c in body.request.scope.conversations for m in c.messages]
+
+
+def _applied(glossary: Glossary) -> tuple[Any, ...]:
+    """What of a glossary decides a translation (not its name or creation time)."""
+    entries = [dataclasses.astuple(term) for term in glossary.entries]
+    return (glossary.glossary_id, glossary.source_language, glossary.target_language, entries)
 
 
 def digest(value: Any) -> str:

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from threadwise.text.protected import protected_spans
 from threadwise.text.spans import DisjointSpans
@@ -38,6 +39,8 @@ class Glossary:
     target_language: str
     entries: tuple[Term, ...]
     default: bool = False  # the organization's default for its pair
+    # When it was created (the store's; DeepL's glossaries report it): not part of its value.
+    created_at: datetime | None = field(default=None, compare=False)
 
 
 # Where a term is left alone: code (never translated), and protected text (URLs, e-mail
