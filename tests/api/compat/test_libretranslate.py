@@ -11,6 +11,7 @@ import urllib.error
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx2
 import pytest
@@ -95,3 +96,35 @@ def test_bad_requests_say_what_to_fix(live: Live) -> None:
         assert expected in answer.json()["error"]
     settings = httpx2.get(f"{live.url}/frontend/settings", timeout=60).json()
     assert settings["keyRequired"] is True and settings["charLimit"] > 0
+
+
+def test_the_requests_discourse_sends(live: Live) -> None:
+    """discourse/discourse-translator, ``services/discourse_translator/libretranslate.rb``:
+    ``GET /languages`` without a key, then form-encoded ``POST /detect`` (the post's text,
+    tags stripped) and ``POST /translate`` (its cooked HTML, ``source`` the detected language,
+    ``format=html``), each with ``api_key`` in the form."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    codes = [language["code"] for language in httpx2.get(f"{live.url}/languages").json()]
+    assert "en" in codes and "fr" in codes
+    text = "Thanks for the quick reply, the update fixed it."
+    detect = httpx2.post(
+        f"{live.url}/detect",
+        content=urlencode({"q": text, "api_key": live.key}),
+        headers=form,
+        timeout=60,
+    )
+    assert detect.status_code == 200, detect.text
+    source = detect.json()[0]["language"]
+    assert source == "en"
+    cooked = f"<p>{text}</p>"
+    answer = httpx2.post(
+        f"{live.url}/translate",
+        content=urlencode(
+            {"q": cooked, "source": source, "target": "fr", "format": "html", "api_key": live.key}
+        ),
+        headers=form,
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text
+    translated = answer.json()["translatedText"]
+    assert isinstance(translated, str) and translated.startswith("<p>")
