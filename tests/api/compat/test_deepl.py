@@ -58,6 +58,10 @@ def test_one_text_and_several(live: Live) -> None:
         assert isinstance(several, list) and len(several) == 3
         assert all(result.text.strip() for result in several)
         assert [result.detected_source_lang for result in several] == ["EN"] * 3
+        # DeepL takes blank texts among others: each is its own translation.
+        blanks = translator.translate_text(["", "Good night", " "], target_lang="DE")
+        assert isinstance(blanks, list)
+        assert [b.text for b in blanks][::2] == ["", " "] and blanks[1].text.strip()
 
 
 def test_the_source_language_is_detected(live: Live) -> None:

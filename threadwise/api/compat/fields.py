@@ -79,10 +79,10 @@ class Fields:
     def texts(self, name: str) -> tuple[list[str], bool]:
         """The texts of ``name``, and whether it was a list (the answer is then one too)."""
         value = self.values.get(name)
-        if isinstance(value, str) and value != "":
+        if isinstance(value, str) and value.strip():
             return [value], False
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return list(value), True
+            return list(value), True  # blank ones among them are answered as written
         raise bad_request(f"Parameter '{name}' not specified (a text, or a list of texts).")
 
     def flag(self, name: str) -> bool | None:

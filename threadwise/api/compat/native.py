@@ -83,15 +83,26 @@ async def translate(
     target: str,
     asked: Translation,
 ) -> list[ResponseItem]:
-    """Each text translated into ``target``, in order (admission's errors raised as they are)."""
+    """Each text translated into ``target``, in order (admission's errors raised as they are).
+    A blank text is its own translation: these APIs take one, where a native message has
+    words."""
     serving: ServingContext = request.app.state.serving
+    worded = [text for text in texts if text.strip()]
+    if not worded:
+        await serving.gate.authenticate(token, request.headers.get("host"))
+        return [_as_written(text) for text in texts]
 
     async def read_body(caller: Principal) -> MessageBody:
-        body = native_body(texts, target, caller, asked)
+        body = native_body(worded, target, caller, asked)
         return parse_message_body(body, serving.admission.limits)
 
     admitted = await serving.admission.admit(
         "translate", token, request.headers.get("host"), read_body, record_of(request)
     )
     results = await run_operation(request, admitted)
-    return list(results[0]) if results else []
+    translated = iter(results[0] if results else [])
+    return [next(translated) if text.strip() else _as_written(text) for text in texts]
+
+
+def _as_written(text: str) -> ResponseItem:
+    return ResponseItem(content=text, type="translation")
