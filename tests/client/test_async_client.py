@@ -61,7 +61,7 @@ async def test_wrong_secret_is_an_oauth_error(live_server: LiveServer) -> None:
 
 async def test_rest_and_websocket_give_the_same_answer(live_server: LiveServer) -> None:
     async with client(live_server) as threadwise:
-        over_rest = await threadwise.translate(BODY)
+        over_rest = await threadwise.call("translate", BODY)
         async with threadwise.connect() as socket:
             over_socket = await socket.translate(BODY)
     assert content(over_rest) == content(over_socket)
@@ -73,7 +73,7 @@ async def test_rest_errors_carry_code_and_status(live_server: LiveServer) -> Non
     body = minimal_body(context={"organizationId": "org-globex"})
     async with client(live_server) as threadwise:
         with pytest.raises(ThreadwiseError) as refused:
-            await threadwise.summarize(body)
+            await threadwise.call("summarize", body)
     assert refused.value.code == "FORBIDDEN_ORGANIZATION" and refused.value.status == 403
     assert refused.value.reply["state"] == "error"
 
@@ -121,5 +121,5 @@ def test_sync_client_over_rest_and_websocket(live_server: LiveServer) -> None:
         live_server.url, client_id=live_server.client_id, client_secret=live_server.client_secret
     ) as threadwise:
         assert threadwise.token()
-        assert "7781" in content(threadwise.translate(BODY))
-        assert "7781" in content(threadwise.translate(BODY, websocket=True))
+        assert "7781" in content(threadwise.call("translate", BODY))
+        assert "7781" in content(threadwise.call("translate", BODY, websocket=True))
