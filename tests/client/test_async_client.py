@@ -1,16 +1,27 @@
 """threadwise.client against a real server on 127.0.0.1: tokens, REST, WebSocket, timeouts,
-and the blocking wrapper. Fast-tier translations only: no model time."""
+the typed calls and the blocking wrapper. Fast-tier translations only, but for the streamed
+summary (marked model)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from typing import Any
 
 import pytest
 
+from tests.client.live import ENGLISH, new_account
 from tests.conftest import LiveServer, eventually, minimal_body
-from threadwise.client import SyncClient, ThreadwiseClient, ThreadwiseError
+from threadwise.client import (
+    Conversation,
+    GlossaryEntry,
+    Message,
+    Participant,
+    SyncClient,
+    ThreadwiseClient,
+    ThreadwiseError,
+)
 from threadwise.services import Services
 
 pytestmark = pytest.mark.anyio
@@ -123,3 +134,130 @@ def test_sync_client_over_rest_and_websocket(live_server: LiveServer) -> None:
         assert threadwise.token()
         assert "7781" in content(threadwise.call("translate", BODY))
         assert "7781" in content(threadwise.call("translate", BODY, websocket=True))
+
+
+# --- the typed calls -------------------------------------------------------------------------
+
+
+async def test_texts_become_one_conversation_translated_in_order(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    texts = [ENGLISH, "Order 4410 was cancelled."]
+    async with account.client() as threadwise:
+        translations = await threadwise.translate(
+            texts, organization=account.organization, targets=["es"], mode="fast"
+        )
+    assert [t.target_language for t in translations] == ["es", "es"]
+    assert "7781" in translations[0].text and "4410" in translations[1].text
+    assert all(t.engine and t.source_language == "en" for t in translations)
+
+
+async def test_conversations_into_several_targets_target_by_target(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    conversation = Conversation(
+        [Message(ENGLISH, participant_id="c"), "Thank you for your patience."],
+        conversation_id="conv-7",
+        participants=[Participant("c", role="user", display_name="Ana")],
+    )
+    async with account.client() as threadwise:
+        translations = await threadwise.translate(
+            [conversation], organization=account.organization, targets=["es", "pt"], mode="fast"
+        )
+    assert [t.target_language for t in translations] == ["es", "es", "pt", "pt"]
+    assert translations[0].participant_id == "c" and translations[0].conversation_id == "conv-7"
+    assert "7781" in translations[2].text
+
+
+async def test_glossaries_created_listed_used_and_deleted(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    organization = account.organization
+    async with account.client() as threadwise:
+        created = await threadwise.create_glossary(
+            organization, name="support", source="en", target="es", entries={"parcel": "bulto"}
+        )
+        listed = await threadwise.glossaries(organization)
+        read = await threadwise.glossary(organization, created.glossary_id)
+        [translation] = await threadwise.translate(
+            ENGLISH,
+            organization=organization,
+            targets="es",
+            mode="fast",
+            glossary=created.glossary_id,
+        )
+        await threadwise.delete_glossary(organization, created.glossary_id)
+        with pytest.raises(ThreadwiseError) as gone:
+            await threadwise.glossary(organization, created.glossary_id)
+        assert await threadwise.glossaries(organization) == []
+    assert [g.glossary_id for g in listed] == [created.glossary_id] and listed[0].entries is None
+    assert read.entries == [GlossaryEntry("parcel", "bulto")] and read.entry_count == 1
+    assert "bulto" in translation.text.lower()
+    assert gone.value.code == "NOT_FOUND" and gone.value.status == 404
+
+
+async def test_usage_and_languages(live_server: LiveServer, services: Services) -> None:
+    account = new_account(live_server, services)
+    async with account.client() as threadwise:
+        await threadwise.translate(
+            ENGLISH, organization=account.organization, targets=["es", "pt"], mode="fast"
+        )
+        usage = await threadwise.usage(account.organization)
+        languages = await threadwise.languages()
+    assert usage.organization_id == account.organization and usage.requests == 1
+    assert usage.characters_translated == 2 * len(ENGLISH) and usage.quota is None
+    assert any(
+        p.source == "en" and p.target == "es" and p.fast_engine for p in languages.translation
+    )
+    assert "en" in languages.summary
+
+
+async def test_an_api_key_is_sent_as_the_bearer(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    key = services.auth.api_keys.create(account.client_id, "client tests").key
+    async with ThreadwiseClient(live_server.url, api_key=key) as threadwise:
+        [translation] = await threadwise.translate(
+            ENGLISH, organization=account.organization, targets="es", mode="fast"
+        )
+        async with threadwise.connect() as socket:  # and opens the WebSocket
+            body = english("Order 5512 is late.")
+            body["request"]["context"]["organizationId"] = account.organization
+            assert "5512" in content(await socket.translate(body))
+    assert "7781" in translation.text
+
+
+def test_sync_client_typed_calls(live_server: LiveServer, services: Services) -> None:
+    account = new_account(live_server, services)
+    with SyncClient(
+        live_server.url, client_id=account.client_id, client_secret=account.client_secret
+    ) as threadwise:
+        [translation] = threadwise.translate(
+            ENGLISH, organization=account.organization, targets="es", mode="fast"
+        )
+        assert threadwise.usage(account.organization).requests == 1
+    assert "7781" in translation.text
+
+
+@pytest.mark.model
+async def test_a_summary_streamed_as_drafts(live_server: LiveServer, services: Services) -> None:
+    account = new_account(live_server, services)
+    conversation = {"messages": ["My parcel 7781 is late.", "I have sent a new one today."]}
+    async with account.client(timeout=600) as threadwise:
+        drafts = [
+            draft
+            async for draft in threadwise.stream_summary(
+                [conversation], organization=account.organization, language="en"
+            )
+        ]
+        usage = await threadwise.usage(account.organization)
+    *partial, last = drafts
+    assert last.done and last.summary is not None and last.summary.text == last.text
+    assert all(not d.done for d in partial)
+    for before, after in itertools.pairwise([*partial, last]):
+        assert after.text.startswith(before.text.rstrip()[:20])
+    assert usage.requests == 1 and usage.characters_summarized > 0

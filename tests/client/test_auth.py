@@ -1,16 +1,20 @@
 """Tokens of client credentials, over a fake token endpoint: fetched once, shared by
-concurrent callers, renewed before they expire, and renewed once on TOKEN_EXPIRED."""
+concurrent callers, renewed before they expire, and renewed once on TOKEN_EXPIRED (also from
+a live server)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx2
 import pytest
 
 from tests.clock import ManualClock
+from tests.conftest import LiveServer
 from threadwise.client import ClientCredentials, ThreadwiseClient, ThreadwiseError
+from threadwise.services import Services
 
 pytestmark = pytest.mark.anyio
 
@@ -107,3 +111,19 @@ async def test_credentials_from_the_environment(monkeypatch: Any) -> None:
     monkeypatch.setenv("THREADWISE_API_KEY", "twk_from_env")
     async with ThreadwiseClient("http://threadwise.test") as threadwise:
         assert await threadwise.token() == "twk_from_env"
+
+
+async def test_a_token_the_server_finds_expired_is_renewed(
+    live_server: LiveServer, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    issuer = services.auth.issuer
+    issued_at = [time.time() - 7200]  # the first token: issued two hours ago, long expired
+
+    def clock() -> float:
+        return issued_at.pop() if issued_at else time.time()
+
+    monkeypatch.setattr(issuer, "clock", clock)
+    credentials = ClientCredentials(live_server.client_id, live_server.client_secret)
+    async with ThreadwiseClient(live_server.url, credentials=credentials) as threadwise:
+        languages = await threadwise.languages()
+    assert languages.translation and credentials.fetches == 2

@@ -1,19 +1,26 @@
-"""RetryPolicy and the retries of ThreadwiseClient's calls, over a fake HTTP transport: which
-answers are retried, how long each wait is, the bounds, and one idempotency key per call."""
+"""RetryPolicy and the retries of ThreadwiseClient's calls: over a fake HTTP transport, which
+answers are retried, how long each wait is, the bounds, one idempotency key per call; against a
+live server, a lost answer asked again with its key (charged once) and a rate limit waited out."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx2
 import pytest
 
+from tests.client.live import ENGLISH, new_account
 from tests.clock import ManualClock
+from tests.conftest import LiveServer
+from threadwise.auth.ratelimit import InProcessRateLimiter
 from threadwise.client import RetryPolicy, ThreadwiseClient, ThreadwiseError
+from threadwise.client.bodies import message_body
 from threadwise.client.errors import retry_after_seconds
 from threadwise.client.retry import with_retries
+from threadwise.services import Services
 
 pytestmark = pytest.mark.anyio
 
@@ -205,3 +212,96 @@ def test_a_socket_error_frame_may_say_how_long_to_wait() -> None:
 def test_at_least_one_attempt() -> None:
     with pytest.raises(ValueError, match="attempts"):
         RetryPolicy(attempts=0)
+
+
+# --- against a live server -----------------------------------------------------------------
+
+
+class LosesTheFirstAnswer(httpx2.AsyncBaseTransport):
+    """A real connection whose first superpower answer is lost after the server sent it, as
+    when a connection drops: the server did the work, the client never saw it."""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.lost: list[dict[str, Any]] = []
+        self.keys: list[str | None] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        if not request.url.path.startswith("/message/"):
+            return response
+        self.keys.append(request.headers.get("Idempotency-Key"))
+        if self.lost:
+            return response
+        self.lost.append(json.loads(await response.aread()))
+        await response.aclose()
+        raise httpx2.ReadError("the connection dropped before the answer came", request=request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_lost_answer_is_asked_again_with_its_key_and_charged_once(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    transport = LosesTheFirstAnswer()
+    body = message_body(
+        [{"messages": [{"content": ENGLISH}]}],
+        account.organization,
+        {"targetLanguages": ["es"], "translationMode": "fast"},
+    )
+    async with account.client(transport=transport, retry=RetryPolicy(base_seconds=0)) as threadwise:
+        envelope = await threadwise.call("translate", body)
+        usage = await threadwise.usage(account.organization)
+    assert envelope == transport.lost[0]  # the first request's answer, given again
+    assert "7781" in envelope["message"]["results"][0]["response"][0]["content"]
+    assert len(transport.keys) == 2 and transport.keys[0] == transport.keys[1]
+    assert usage.requests == 1 and usage.characters_translated == len(ENGLISH)
+
+
+async def test_a_rate_limit_is_waited_out_then_admitted(
+    live_server: LiveServer, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = new_account(live_server, services, requests_per_minute=1)
+    limiter = services.auth.gate.limiter
+    assert isinstance(limiter, InProcessRateLimiter)
+    skew = 0
+    monkeypatch.setattr(limiter, "clock", lambda: time.monotonic_ns() + skew)
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the limiter's time passes, not the test's
+        nonlocal skew
+        waits.append(seconds)
+        skew += int(seconds * 1e9)
+
+    policy = RetryPolicy(max_retry_after=120)
+    async with account.client(retry=policy, sleep=sleep) as threadwise:
+        for _ in range(2):
+            [translation] = await threadwise.translate(
+                ENGLISH, organization=account.organization, targets="es", mode="fast"
+            )
+            assert "7781" in translation.text
+        usage = await threadwise.usage(account.organization)
+    # The second call was refused (429 RATE_LIMITED) and sent again after its Retry-After.
+    assert len(waits) == 1 and 1 <= waits[0] <= 60
+    assert usage.requests == 2
+
+
+async def test_a_socket_request_sent_again_with_its_key_is_answered_once(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    body = message_body(
+        [{"messages": [{"content": ENGLISH}]}],
+        account.organization,
+        {"targetLanguages": ["es"], "translationMode": "fast"},
+    )
+    async with account.client() as threadwise:
+        async with threadwise.connect() as socket:
+            first = await socket.request("translate", body, idempotency_key="key-1")
+        async with threadwise.connect() as socket:  # as a retry on a new connection would
+            again = await socket.request("translate", body, idempotency_key="key-1")
+        usage = await threadwise.usage(account.organization)
+    assert first["message"] == again["message"]
+    assert usage.requests == 1
