@@ -26,6 +26,12 @@ def _isolated(isolated_logging: None, tmp_path: Path, monkeypatch: pytest.Monkey
         monkeypatch.delenv(variable, raising=False)
 
 
+def printed_json(out: str) -> Any:
+    # main() configures logging for the process, where the live server's access log then
+    # prints too: the envelope is what follows those lines.
+    return json.loads(out[out.index("{\n") :])
+
+
 def texts(envelope: dict[str, Any]) -> list[str]:
     return [i["content"] for r in envelope["message"]["results"] for i in r["response"]]
 
@@ -46,7 +52,7 @@ def test_a_request_body_translated_by_the_server(
     )
     out = capsys.readouterr().out
     assert code == 0
-    envelope = json.loads(out)
+    envelope = printed_json(out)
     spanish, portuguese = envelope["message"]["results"]
     assert [i["targetLanguage"] for i in spanish["response"]] == ["es", "es"]
     assert [i["targetLanguage"] for i in portuguese["response"]] == ["pt", "pt"]
@@ -66,7 +72,7 @@ def test_a_conversation_from_stdin_with_an_api_key_from_the_environment(
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"messages": [ENGLISH]})))
     argv = ["translate", "-", "--org", account.organization, "--to", "es", "--mode", "fast"]
     assert command.main(argv) == 0
-    [translated] = texts(json.loads(capsys.readouterr().out))
+    [translated] = texts(printed_json(capsys.readouterr().out))
     assert "7781" in translated
 
 
