@@ -202,11 +202,14 @@ class ThreadwiseClient:
     ) -> Summary:
         """Summarize ``conversations`` for ``organization`` in ``language`` (default: the
         conversation's), as ``format`` (paragraph, bullets, structured) or as ``aspects``."""
-        body = bodies.message_body(
-            bodies.conversations_wire(conversations),  # type: ignore[arg-type]
+        body = bodies.summarize_body(
+            conversations,
             organization,
-            bodies.summarize_settings(language=language, aspects=aspects, format=format, mode=mode),
             thread_id,
+            language=language,
+            aspects=aspects,
+            format=format,
+            mode=mode,
         )
         return Summary.from_envelope(
             await self.call("summarize", body, idempotency_key=idempotency_key)
@@ -253,11 +256,14 @@ class ThreadwiseClient:
         """A summary as the model writes it, over the WebSocket: drafts holding the text so
         far, then one with ``done`` and the ``summary``. A dropped connection is retried with
         the same idempotency key (drafts start again from the first)."""
-        body = bodies.message_body(
-            bodies.conversations_wire(conversations),  # type: ignore[arg-type]
+        body = bodies.summarize_body(
+            conversations,
             organization,
-            bodies.summarize_settings(language=language, aspects=aspects, format=format, mode=mode),
             thread_id,
+            language=language,
+            aspects=aspects,
+            format=format,
+            mode=mode,
         )
         key = idempotency_key or str(uuid.uuid4())
         queue: asyncio.Queue[SummaryDraft | None] = asyncio.Queue()

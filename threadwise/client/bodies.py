@@ -12,7 +12,9 @@ from threadwise.client.models import Conversation, Message
 ConversationLike = Conversation | Mapping[str, Any]
 
 
-def conversations_wire(conversations: Sequence[ConversationLike]) -> list[dict[str, Any]]:
+def conversations_wire(
+    conversations: Sequence[ConversationLike] | ConversationLike,
+) -> list[dict[str, Any]]:
     """Typed conversations as the wire writes them; a mapping is taken in the wire's own
     form (``messages`` of ``{"content": …}``, or plain strings)."""
     if isinstance(conversations, Conversation | Mapping):
@@ -46,7 +48,7 @@ def texts_or_conversations(
         given = [given]
     if given and all(isinstance(item, str) for item in given):
         return [Conversation([Message(str(text)) for text in given]).to_wire()]
-    return conversations_wire(given)  # type: ignore[arg-type]
+    return conversations_wire(given)  # type: ignore[arg-type]  # no strings left
 
 
 def message_body(
@@ -65,6 +67,21 @@ def message_body(
     if chosen:
         request["settings"] = chosen
     return {"request": request}
+
+
+def summarize_body(
+    conversations: Sequence[ConversationLike] | ConversationLike,
+    organization: str,
+    thread_id: str | None,
+    *,
+    language: str | None,
+    aspects: Sequence[str] | None,
+    format: str | None,
+    mode: str | None,
+) -> dict[str, Any]:
+    """The body of a summary of ``conversations`` with these settings."""
+    settings = summarize_settings(language=language, aspects=aspects, format=format, mode=mode)
+    return message_body(conversations_wire(conversations), organization, settings, thread_id)
 
 
 def summarize_settings(

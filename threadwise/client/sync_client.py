@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Self
 
 from threadwise.client.async_client import Superpower, ThreadwiseClient
 from threadwise.client.bodies import ConversationLike
 from threadwise.client.models import (
     Glossary,
-    GlossaryEntry,
     Languages,
     Summary,
     SummaryDraft,
@@ -104,26 +103,9 @@ class SyncClient:
     def glossary(self, organization: str, glossary_id: str) -> Glossary:
         return self._runner.run(self._client.glossary(organization, glossary_id))
 
-    def create_glossary(
-        self,
-        organization: str,
-        *,
-        name: str,
-        source: str,
-        target: str,
-        entries: Sequence[GlossaryEntry] | Mapping[str, str],
-        default: bool = False,
-    ) -> Glossary:
-        return self._runner.run(
-            self._client.create_glossary(
-                organization,
-                name=name,
-                source=source,
-                target=target,
-                entries=entries,
-                default=default,
-            )
-        )
+    def create_glossary(self, organization: str, **glossary: Any) -> Glossary:
+        """As ``ThreadwiseClient.create_glossary``."""
+        return self._runner.run(self._client.create_glossary(organization, **glossary))
 
     def delete_glossary(self, organization: str, glossary_id: str) -> None:
         self._runner.run(self._client.delete_glossary(organization, glossary_id))
