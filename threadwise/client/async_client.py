@@ -217,7 +217,7 @@ class ThreadwiseClient:
 
     async def translate(
         self,
-        texts_or_conversations: Sequence[str] | Sequence[bodies.ConversationLike] | str,
+        texts_or_conversations: bodies.TextsOrConversations,
         *,
         organization: str,
         targets: str | Sequence[str],

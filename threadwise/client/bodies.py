@@ -10,6 +10,8 @@ from typing import Any
 from threadwise.client.models import Conversation, Message
 
 ConversationLike = Conversation | Mapping[str, Any]
+# Texts (one, or a list) make one conversation; else one conversation or a list of them.
+TextsOrConversations = str | Sequence[str] | ConversationLike | Sequence[ConversationLike]
 
 
 def conversations_wire(
@@ -40,10 +42,12 @@ def conversations_wire(
 
 
 def texts_or_conversations(
-    given: Sequence[str] | Sequence[ConversationLike] | str,
+    given: TextsOrConversations,
 ) -> list[dict[str, Any]]:
     """Texts (one string, or a list of them) as one conversation of one message each, or
     conversations as they are."""
+    if isinstance(given, Conversation | Mapping):  # one conversation (not its keys as texts)
+        return conversations_wire(given)
     if isinstance(given, str):
         given = [given]
     if given and all(isinstance(item, str) for item in given):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Self
 
 from threadwise.client.async_client import Superpower, ThreadwiseClient
-from threadwise.client.bodies import ConversationLike
+from threadwise.client.bodies import ConversationLike, TextsOrConversations
 from threadwise.client.models import (
     Glossary,
     Languages,
@@ -60,7 +60,7 @@ class SyncClient:
 
     def translate(
         self,
-        texts_or_conversations: Sequence[str] | Sequence[ConversationLike] | str,
+        texts_or_conversations: TextsOrConversations,
         *,
         organization: str,
         targets: str | Sequence[str],
