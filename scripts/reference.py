@@ -201,6 +201,19 @@ def cli_page() -> str:
         f"{parser.description} Installed as `.venv/bin/threadwise`; every command reads the",
         "[settings](settings.md), and `--help` after any command prints what this page says.",
     ]
+    # `threadwise --url URL …`: what comes before the command (--help and --version aside).
+    general = [
+        a
+        for a in parser._actions
+        if a.option_strings
+        and a.help != argparse.SUPPRESS
+        and not isinstance(a, argparse._HelpAction | argparse._VersionAction)
+    ]
+    if general:
+        lines += ["", "## Options before the command", ""]
+        lines += ["| option | description |", "|---|---|"]
+        for action in general:
+            lines.append(f"| {_cell(_argument(action))} | {_cell(_argument_help(action))} |")
     for path, command, summary in _commands(parser, [parser.prog], ""):
         if _subcommands(command) is not None:
             continue

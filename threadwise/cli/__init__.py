@@ -21,6 +21,7 @@ from threadwise.cli import (
     usage,
 )
 from threadwise.cli.output import progress
+from threadwise.client.command import add_connection_options
 from threadwise.config import ConfigurationError, load_settings
 from threadwise.engines.model_files import ModelFileError
 from threadwise.logs import log_config
@@ -37,6 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--version",
         action="version",
         version=f"threadwise {__version__} (interface {INTERFACE_VERSION})",
+    )
+    add_connection_options(
+        parser,
+        url_help="a running server for summarize and translate to call (with the credentials "
+        "below) instead of answering here",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     # In the order `threadwise --help` lists them.

@@ -1,5 +1,6 @@
 """``threadwise summarize`` and ``threadwise translate``: answer a request body here, without
-the service, as the API would."""
+the service, as the API would; or, with ``threadwise --url URL``, send it to a running server
+with the client (``threadwise.client.command``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,13 @@ from typing import Any
 
 from threadwise.cli.arguments import Commands
 from threadwise.cli.output import print_json, progress
+from threadwise.client.async_client import Superpower
+from threadwise.client.command import (
+    add_summarize_options,
+    add_translate_options,
+    request_body,
+)
+from threadwise.client.command import run as run_remote
 from threadwise.config import Settings
 from threadwise.errors import ServiceError
 from threadwise.payload import decode_json, parse_message_body
@@ -18,50 +26,42 @@ from threadwise.payload import decode_json, parse_message_body
 
 def add_commands(commands: Commands) -> None:
     summarize = commands.add_parser(
-        "summarize", help="summarize a request-body JSON file locally and print the summary"
+        "summarize",
+        help="summarize a request body (or a conversation) in a JSON file, here or with "
+        "the server of --url; prints the summary (the envelope with --url)",
     )
-    summarize.add_argument("file", help="a request body as JSON; '-' reads standard input")
-    summarize.add_argument("--language", help="output language tag, e.g. es-ES")
-    summarize.add_argument("--format", choices=["paragraph", "bullets", "structured"])
+    add_summarize_options(summarize)
     summarize.set_defaults(run=_summarize)
 
     translate = commands.add_parser(
         "translate",
-        help="translate the messages of a request-body JSON file locally; prints the envelope",
+        help="translate the messages of a request body (or a conversation) in a JSON file, "
+        "here or with the server of --url; prints the envelope",
     )
-    translate.add_argument("file", help="a request body as JSON; '-' reads standard input")
-    translate.add_argument(
-        "--to",
-        action="append",
-        metavar="LANGUAGE",
-        help="target language tag, e.g. es or pt-BR; repeat for several",
-    )
-    translate.add_argument("--mode", choices=["quality", "fast"], help="engine tier")
+    add_translate_options(translate)
     translate.set_defaults(run=_translate)
 
 
-def _read_body(file: str, request_settings: dict[str, Any]) -> Any:
-    """The request body in ``file`` ('-': standard input), with ``request_settings`` set;
-    None (after saying why) if it is not JSON."""
-    raw: str | bytes = sys.stdin.read() if file == "-" else Path(file).read_bytes()
+def _read_body(args: argparse.Namespace, action: Superpower) -> Any:
+    """The request body in ``args.file`` ('-': standard input), with the options' settings;
+    None (after saying why) if it is not one."""
+    raw: str | bytes = sys.stdin.read() if args.file == "-" else Path(args.file).read_bytes()
     try:
-        data = decode_json(raw, file, "Give a request body as the API takes it.")
+        data = decode_json(raw, args.file, "Give a request body as the API takes it.")
+        return request_body(action, data, args)
     except ServiceError as exc:
         progress(exc.message)
-        return None
-    if isinstance(data, dict) and isinstance(data.get("request"), dict):
-        current = data["request"].setdefault("settings", {})
-        if isinstance(current, dict):
-            current.update({k: v for k, v in request_settings.items() if v})
-    return data
+    except (ValueError, TypeError) as exc:
+        progress(f"{args.file}: {exc}")
+    return None
 
 
 def _summarize(args: argparse.Namespace, settings: Settings) -> int:
+    if args.url:
+        return run_remote("summarize", args)
     from threadwise.services import build_services
 
-    data = _read_body(
-        args.file, {"overrideOutputLanguage": args.language, "summaryFormat": args.format}
-    )
+    data = _read_body(args, "summarize")
     if data is None:
         return 2
     services = build_services(settings, progress)
@@ -80,10 +80,12 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _translate(args: argparse.Namespace, settings: Settings) -> int:
+    if args.url:
+        return run_remote("translate", args)
     from threadwise.protocol import results_envelope
     from threadwise.services import build_services
 
-    data = _read_body(args.file, {"targetLanguages": args.to, "translationMode": args.mode})
+    data = _read_body(args, "translate")
     if data is None:
         return 2
     services = build_services(settings, progress)

@@ -32,7 +32,7 @@ export function python(action, body, origin) {
     '    client_id=os.environ["THREADWISE_CLIENT_ID"],',
     '    client_secret=os.environ["THREADWISE_CLIENT_SECRET"],',
     ') as threadwise:',
-    `    envelope = threadwise.${action}(body)`,
+    `    envelope = threadwise.call(${JSON.stringify(action)}, body)`,
     'print(json.dumps(envelope, indent=2, ensure_ascii=False))',
   ].join('\n');
 }
