@@ -21,6 +21,7 @@ import bisect
 import html
 import logging
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -99,23 +100,19 @@ class _Tokenizer(HTMLParser):
     def handle_entityref(self, name: str) -> None:
         self.tokens.append(_Token("ref", self._at()))
 
-    def handle_charref(self, name: str) -> None:
-        self.tokens.append(_Token("ref", self._at()))
+    handle_charref = handle_entityref
 
     def handle_comment(self, data: str) -> None:
+        """A comment, and as well a declaration or processing instruction: copied."""
         self.tokens.append(_Token("other", self._at()))
+
+    handle_pi = unknown_decl = handle_comment
 
     def handle_decl(self, decl: str) -> None:
-        self.tokens.append(_Token("other", self._at()))
-
-    def handle_pi(self, data: str) -> None:
-        self.tokens.append(_Token("other", self._at()))
-
-    def unknown_decl(self, data: str) -> None:
-        self.tokens.append(_Token("other", self._at()))
+        self.handle_comment(decl)
 
 
-def tokens(text: str) -> list[_Token]:
+def _tokens(text: str) -> list[_Token]:
     """The text as tokens whose sources, in order, are the text exactly."""
     parser = _Tokenizer(text)
     parser.feed(text)
@@ -162,9 +159,11 @@ class HtmlSegmenter:
 
     def segment(self, text: str) -> SegmentedMessage:
         try:
-            found = tokens(text)
+            found = _tokens(text)
         except Exception:  # the parser is lenient; this is a guard, not a path
             log.exception("could not tokenize a message as %s; kept as written", self.text_format)
+            found = []
+        if "".join(t.source for t in found) != text:
             return SegmentedMessage(text, (text,) if text else (), (), self.text_format)
         walk = _Walk(self.xml, self.text_format)
         walk.run_over(found)
@@ -308,16 +307,19 @@ def _pairs(run: Sequence[_Item]) -> dict[int, int]:
     of its name, and what was opened after that one and not closed is no pair."""
     partner: dict[int, int] = {}
     stack: list[int] = []
+    # Open elements by name: a stray end tag is told at once, not by a search of the stack
+    # (linear in the run: each open tag leaves the stack once).
+    open_names: Counter[str] = Counter()
     for index, item in enumerate(run):
         if item.kind == "open":
             stack.append(index)
-        elif item.kind == "close":
-            names = [run[i].name for i in stack]
-            if item.name not in names:
-                continue
-            depth = len(names) - 1 - names[::-1].index(item.name)
-            del stack[depth + 1 :]
-            opened = stack.pop()
+            open_names[item.name] += 1
+        elif item.kind == "close" and open_names[item.name]:
+            while True:
+                opened = stack.pop()
+                open_names[run[opened].name] -= 1
+                if run[opened].name == item.name:
+                    break
             partner[opened], partner[index] = index, opened
     return partner
 
