@@ -10,6 +10,8 @@ from threadwise.errors import ServiceError
 from threadwise.payload import (
     MAX_JSON_DEPTH,
     PayloadLimits,
+    character_count,
+    charged_characters,
     decode_json,
     field_path,
     parse_message_body,
@@ -202,3 +204,25 @@ def test_redact_personal_data_takes_nothing_that_only_looks_like_a_boolean(sent:
     assert "request.settings.redactPersonalData: expected true, false, 'restore' or 'mask'" in (
         error.message
     )
+
+
+def test_translation_context_is_bounded_as_a_message_and_not_charged() -> None:
+    data = minimal_body(settings={"translationContext": "About a parcel. " * 2})
+    body = parse_message_body(data, LIMITS)
+    assert charged_characters(body, "translate") == character_count(body)
+    assert character_count(body) == sum(
+        len(m["content"]) for c in data["request"]["scope"]["conversations"] for m in c["messages"]
+    )
+    error = error_of(data, PayloadLimits(max_message_chars=20))
+    assert error.code is ErrorCode.PAYLOAD_TOO_LARGE
+    assert "request.settings.translationContext has 32 characters" in error.message
+
+
+@pytest.mark.parametrize(
+    ("settings", "path"),
+    [({"textFormat": "docx"}, "textFormat"), ({"sourceLanguage": 7}, "sourceLanguage")],
+)
+def test_bad_text_settings_are_schema_mismatches(settings: dict[str, Any], path: str) -> None:
+    error = error_of(minimal_body(settings=settings))
+    assert error.code is ErrorCode.PAYLOAD_SCHEMA_MISMATCH
+    assert f"request.settings.{path}" in error.message

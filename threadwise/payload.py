@@ -178,6 +178,13 @@ def check_limits(body: MessageBody, limits: PayloadLimits) -> None:
             f"The request has {total} messages; at most {limits.max_messages} are accepted per "
             "request. Split it into several requests.",
         )
+    context = body.request.settings.translationContext
+    if context is not None and len(context) > limits.max_message_chars:
+        raise ServiceError(
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            f"request.settings.translationContext has {len(context)} characters; at most "
+            f"{limits.max_message_chars} are accepted, as for a message. Shorten it.",
+        )
     for ci, conversation in enumerate(conversations):
         for mi, message in enumerate(conversation.messages):
             if len(message.content) > limits.max_message_chars:

@@ -337,3 +337,32 @@ def test_an_organizations_glossary_and_kept_terms_over_rest(
     finally:
         client.delete(f"/glossaries/{created.json()['glossaryId']}?organizationId=org-1")
         client.put("/glossaries/do-not-translate", json={"organizationId": "org-1", "terms": []})
+
+
+def test_bad_text_format_and_source_language_are_422_naming_the_field(client: TestClient) -> None:
+    for settings, field, choices in (
+        ({"textFormat": "docx"}, "request.settings.textFormat", "'html'"),
+        ({"sourceLanguage": "tlh"}, "request.settings.sourceLanguage", "en, es, fr, de, pt"),
+    ):
+        response = client.post("/message/translate", json=translate_body(["Hello"], **settings))
+        assert response.status_code == 422, settings
+        error = response.json()["error"]
+        assert field in error["message"] and choices in error["message"], error
+
+
+def test_html_from_a_given_source_language_over_rest(client: TestClient) -> None:
+    text = (
+        '<p>Your order <a href="https://example.com/o?id=7&amp;x=1">has shipped</a>.<br>Thanks!</p>'
+    )
+    data = translate_body(
+        [text],
+        translationMode="fast",
+        textFormat="html",
+        sourceLanguage="en",
+        translationContext="A shop tells a customer about a parcel.",
+    )
+    [[item]] = translate(client, data)
+    assert item["sourceLanguage"] == "en" and item["content"] != text
+    assert item["content"].startswith("<p>") and item["content"].endswith("</p>")
+    assert '<a href="https://example.com/o?id=7&amp;x=1">' in item["content"]
+    assert "<br>" in item["content"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from threadwise.protocol import Request, RequestSettings
 
@@ -39,3 +40,14 @@ def test_max_response_length_is_a_non_negative_integer_in_json_schema() -> None:
     schema = RequestSettings.model_json_schema()["properties"]["maxResponseLength"]
     assert schema["anyOf"] == [{"minimum": 0, "type": "integer"}, {"type": "null"}]
     assert "ge" not in schema
+
+
+def test_text_format_is_one_of_four_and_the_other_text_settings_are_text() -> None:
+    settings = RequestSettings.model_validate(
+        {"textFormat": "html", "sourceLanguage": "en", "translationContext": "A chat."}
+    )
+    assert (settings.textFormat, settings.sourceLanguage) == ("html", "en")
+    assert RequestSettings().textFormat is None  # Markdown, as before
+    with pytest.raises(ValidationError) as refused:
+        RequestSettings.model_validate({"textFormat": "docx"})
+    assert "'markdown', 'html', 'xml' or 'plain'" in str(refused.value)

@@ -9,11 +9,13 @@ from collections.abc import Callable
 import pytest
 
 from tests.text.complexity import MAX_RATIO, doubling_ratio, report
+from threadwise.text.html_segments import HtmlSegmenter
 from threadwise.text.injection import addresses_model, as_data
 from threadwise.text.markdown_segments import MarkdownSegmenter
 from threadwise.text.person_names import find_people
 from threadwise.text.personal_data import find
 from threadwise.text.plain_markup import translate_plain
+from threadwise.text.plain_segments import PlainSegmenter
 from threadwise.text.protected import protected_spans
 from threadwise.text.readdressing import Readdresser, german_informal
 from threadwise.text.spans import NormalizedText
@@ -116,6 +118,20 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
         lambda t: translate_plain([(p,) for p in t.split("\n\n")], list),
         repeated("ab\n\n"),
     ),
+    # html_segments.py, plain_segments.py
+    "html: opened and never closed, then stray end tags": (
+        HtmlSegmenter().segment,
+        lambda size: "<b>x " * (size // 10) + "</i>" * (size // 8),
+    ),
+    "html: nested inline elements": (HtmlSegmenter().segment, repeated("<b><i>a ")),
+    "html: paragraphs": (HtmlSegmenter().segment, repeated("<p>ab</p>")),
+    "html: references and links": (
+        HtmlSegmenter().segment,
+        repeated("&amp; https://a.b/?c&amp;d "),
+    ),
+    "html: copied elements never closed": (HtmlSegmenter().segment, repeated("<code>a ")),
+    "xml: blank lines": (HtmlSegmenter(xml=True).segment, repeated("a\n\n")),
+    "plain: lines": (PlainSegmenter().segment, repeated("ab\n")),
     # readdressing/
     "readdressing: German Sie": (german_informal, repeated("Sie ")),
     "readdressing: German requests": (german_informal, repeated("Können Sie ")),

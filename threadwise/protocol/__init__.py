@@ -49,6 +49,7 @@ from threadwise.protocol.request import (
     Session,
     SummaryFormat,
     SummaryMode,
+    TextFormat,
     TranslationMode,
 )
 from threadwise.protocol.response import (
@@ -115,6 +116,7 @@ __all__ = [
     "SummaryFormat",
     "SummaryMode",
     "Text",
+    "TextFormat",
     "Timestamp",
     "TranslationMode",
     "completed_envelope",

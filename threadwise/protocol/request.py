@@ -43,6 +43,8 @@ BUILT_IN_ASPECTS: tuple[str, ...] = (
 MAX_ASPECTS = 20
 TranslationMode = Literal["quality", "fast"]
 Formality = Literal["default", "formal", "informal"]
+# What a translate request's messages are written in (docs/guides/text-formats.md).
+TextFormat = Literal["markdown", "html", "xml", "plain"]
 
 
 class Channel(FrozenModel):
@@ -131,6 +133,25 @@ class RequestSettings(FrozenModel):
         "o senhor/tu) for targets es, fr, de and pt; 'default' (or absent) leaves it to the "
         "engine. Only the model can be told: the quality tier uses it for such a request, "
         "and a fast-tier engine's result says '(formality not applied)'.",
+    )
+    # Extensions for translate, as DeepL's tag_handling, source_lang and context and
+    # LibreTranslate's format and source (docs/guides/text-formats.md).
+    textFormat: Setting[TextFormat] = Field(
+        default=None,
+        description="translate: what the messages are written in: 'markdown' (the default), "
+        "'html', 'xml' or 'plain'. Markup is kept as written and only its text translated; "
+        "plain text is translated as it is, nothing escaped.",
+    )
+    sourceLanguage: OptionalText = Field(
+        default=None,
+        description="translate: the language every message is written in (a supported "
+        "translation language such as 'en'); each message's language is then not detected.",
+    )
+    translationContext: OptionalText = Field(
+        default=None,
+        description="translate: text about the messages (who writes, about what) that the "
+        "quality tier's model is given and does not translate; machine engines ignore it. "
+        "Not charged; at most as long as one message may be.",
     )
     # Extension: personal data replaced by placeholders before any engine, cache or log sees
     # it; "restore" (or true) puts the values back in the answer, "mask" keeps the

@@ -17,22 +17,29 @@ from __future__ import annotations
 import bisect
 import logging
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
 from markdown_it.token import Token
 
-from threadwise.text.protected import PROTECTED, protected_counts, protected_spans
-from threadwise.text.tagged import Part, Parts, Tag, has_words
+from threadwise.text.escaping import escape_markdown
+from threadwise.text.protected import PROTECTED, protected_spans
+from threadwise.text.segmented import Segment, SegmentedMessage
+from threadwise.text.tagged import Part, Tag, has_words
+
+# Where their callers have always found them.
+__all__ = [
+    "MarkdownSegmenter",
+    "Segment",
+    "SegmentedMessage",
+    "escape_markdown",
+    "is_plain",
+    "markdown_parser",
+]
 
 log = logging.getLogger(__name__)
 
 _BREAK = re.compile(r"[ \t]*\\?\n[ \t]*")
-# Characters that could start Markdown syntax if a translation brought them in.
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-_LINE_START_SPECIAL = re.compile(r"^([ \t]*)([#>+-]|\d+(?=[.)]))", re.MULTILINE)
 # What could make a one-line text more than one paragraph of words: a character with a
 # meaning in inline Markdown, a line break, a block marker or space at either end.
 _NOT_PLAIN = re.compile(r"[\x00-\x1f\x7f\\`*_\[\]<>#|~&]|^\s|^[+=-]|^\d+[.)]|\s$")
@@ -54,76 +61,6 @@ def markdown_parser() -> MarkdownIt:
 
 class _Unaligned(Exception):
     """The inline tokens do not match the source text (a construct this module does not map)."""
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One block's inline content: the parts an engine sees, and the source each tag stands for."""
-
-    parts: Parts
-    markup: Mapping[Tag, str]
-
-    @property
-    def tags(self) -> list[Tag]:
-        return [p for p in self.parts if isinstance(p, Tag)]
-
-    def render(self, parts: Sequence[Part], *, escape: bool = False) -> str:
-        """Markdown for translated ``parts`` (which carry this segment's tags)."""
-        text = self._join(parts, escape, spaced=False)
-        if not self.markup:  # no atoms to space
-            return text
-        if protected_counts(text) != protected_counts(self._join(self.parts, False, False)):
-            # An engine put a word against an atom, and glued they read differently
-            # ("…?id=7a", "a@bo"): spaces go around the atoms.
-            text = self._join(parts, escape, spaced=True)
-        return text
-
-    def _join(self, parts: Sequence[Part], escape: bool, spaced: bool) -> str:
-        out: list[str] = []
-        atom_before = False
-        for part in parts:
-            is_atom = isinstance(part, Tag) and part.kind == "atom"
-            text = self.markup[part] if isinstance(part, Tag) else part
-            if not isinstance(part, Tag) and escape:
-                text = escape_markdown(text)
-            if spaced and (is_atom or atom_before) and out and _touching(out[-1], text):
-                out.append(" ")
-            out.append(text)
-            atom_before = is_atom
-        return "".join(out)
-
-    def source(self) -> str:
-        return self.render(self.parts)
-
-    def runs(self) -> list[tuple[int, str]]:
-        """(index in ``parts``, text) of each text run worth translating on its own."""
-        return [(i, p) for i, p in enumerate(self.parts) if isinstance(p, str) and has_words((p,))]
-
-
-@dataclass(frozen=True)
-class SegmentedMessage:
-    """A message as verbatim pieces and segment slots (``int``: an index into ``segments``)."""
-
-    text: str
-    pieces: tuple[str | int, ...]
-    segments: tuple[Segment, ...]
-
-    def render(self, rendered_segments: Sequence[str]) -> str:
-        return "".join(p if isinstance(p, str) else rendered_segments[p] for p in self.pieces)
-
-
-def _touching(left: str, right: str) -> bool:
-    return bool(left and right) and not left[-1].isspace() and not right[0].isspace()
-
-
-def escape_markdown(text: str) -> str:
-    """Backslash-escape what could turn translated words into Markdown syntax."""
-    text = _INLINE_SPECIAL.sub(r"\\\1", text)
-    return _LINE_START_SPECIAL.sub(lambda m: f"{m.group(1)}{_escape_start(m.group(2))}", text)
-
-
-def _escape_start(start: str) -> str:
-    return f"{start}\\" if start[0].isdigit() else f"\\{start}"
 
 
 class MarkdownSegmenter:

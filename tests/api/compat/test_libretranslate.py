@@ -83,11 +83,33 @@ def test_the_request_mastodon_sends(live: Live) -> None:
     assert all(isinstance(language["targets"], list) for language in languages)
 
 
+def test_html_keeps_links_and_line_breaks_inside_a_paragraph(live: Live) -> None:
+    link = '<a href="https://example.com/orders?id=7&amp;view=full" class="u-url">your order</a>'
+    text = f"<p>Please check {link} today.<br>Thanks for waiting &amp; sorry!</p>"
+    body = {"q": text, "source": "en", "target": "es", "format": "html", "api_key": live.key}
+    answer = httpx2.post(f"{live.url}/translate", json=body, timeout=60)
+    assert answer.status_code == 200, answer.text
+    translated = answer.json()["translatedText"]
+    assert translated.startswith("<p>") and translated.endswith("</p>")
+    assert link.split(">")[0] + ">" in translated and "</a>" in translated
+    assert "<br>" in translated and translated != text
+    assert "&amp;" in translated.split("<br>")[1] or "&" not in translated.split("<br>")[1]
+    assert "detectedLanguage" not in answer.json()  # the source was given
+
+
+def test_text_is_translated_as_plain_text(live: Live) -> None:
+    body = {"q": "Thanks *a lot*, see you tomorrow.", "source": "en", "target": "es"}
+    answer = httpx2.post(f"{live.url}/translate", json={**body, "api_key": live.key}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert "\\" not in answer.json()["translatedText"]  # nothing escaped as Markdown
+
+
 def test_bad_requests_say_what_to_fix(live: Live) -> None:
     for body, expected in (
         ({"source": "en", "target": "es"}, "q"),
         ({"q": "Hi", "source": "en"}, "target"),
         ({"q": "Hi", "source": "en", "target": "tlh"}, "tlh"),
+        ({"q": "Hi", "source": "en", "target": "es", "format": "docx"}, "format"),
     ):
         answer = httpx2.post(
             f"{live.url}/translate", json={**body, "api_key": live.key}, timeout=60

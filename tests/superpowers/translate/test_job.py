@@ -47,3 +47,27 @@ def test_a_glossary_for_a_language_not_translated_into_is_refused() -> None:
     with pytest.raises(ServiceError) as refused:
         plan(body(["Hi"], glossaryId="nope"), (GLOSSARY_ES,))
     assert "'nope'" in refused.value.message
+
+
+def test_text_format_source_language_and_context_are_read() -> None:
+    job = plan(body(["Hi"], targetLanguages=["es"]))
+    assert (job.text_format, job.source, job.context) == ("markdown", None, None)
+    job = plan(
+        body(
+            ["Hi"],
+            targetLanguages=["es"],
+            textFormat="html",
+            sourceLanguage="pt-BR",
+            translationContext="A support chat about a late parcel.",
+        )
+    )
+    assert (job.text_format, job.source) == ("html", "pt")
+    assert job.wording("pt", "es").context == "A support chat about a late parcel."
+
+
+@pytest.mark.parametrize("tag", ["tlh", "xx-YY", "not a tag"])
+def test_a_source_language_not_translated_from_is_refused(tag: str) -> None:
+    with pytest.raises(ServiceError) as refused:
+        plan(body(["Hi"], targetLanguages=["es"], sourceLanguage=tag))
+    assert refused.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+    assert "request.settings.sourceLanguage" in refused.value.message

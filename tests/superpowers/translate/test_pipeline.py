@@ -145,3 +145,53 @@ def test_the_model_post_edits_a_machine_engines_draft(services: Services) -> Non
     [draft] = translator.translate_group(translator.backend("apertium", "es", french), [segmented])
     assert done == Translated(answer, f"scripted:test post-editing {draft.engine}")
     assert draft.text in scripted.chats[0][1]["content"]
+
+
+class ShoutingEngine(FakeMachineTranslator):
+    """Writes each segment's words in capitals, tags where they were."""
+
+    kind = "shouting"
+
+    def answer(self, parts: Parts, target: str) -> Parts | None:
+        return tuple(p.upper() if isinstance(p, str) else p for p in parts)
+
+
+def shouting_translator(services: Services) -> Translator:
+    return Translator(
+        services.identifier,
+        services.default_translator.router,
+        {**services.machine_translators, "shouting": ShoutingEngine()},
+        services.default_translator.llm,
+    )
+
+
+def test_html_and_plain_messages_keep_their_markup_as_written(services: Services) -> None:
+    translator = shouting_translator(services)
+    shouting = translator.backend("shouting", "en", LanguageTag.parse("es", "f"))
+    cases = {
+        "html": (
+            '<p>Check <a href="https://example.com/?id=7&amp;x=1">your order</a> &amp; '
+            "<b>reply</b>.<br>Thanks!</p><script>let a = '<b>';</script>",
+            '<p>CHECK <a href="https://example.com/?id=7&amp;x=1">YOUR ORDER</a> &amp; '
+            "<b>REPLY</b>.<br>THANKS!</p><script>let a = '<b>';</script>",
+        ),
+        "plain": (
+            "Price: 5 * 3 [list]\n\n# not a heading",
+            "PRICE: 5 * 3 [LIST]\n\n# NOT A HEADING",
+        ),
+    }
+    for text_format, (text, expected) in cases.items():
+        job = translator.plan(body([text], targetLanguages=["es"], textFormat=text_format))
+        segmented, languages = translator.prepare(job)
+        assert languages == ["en"] and segmented[0].text_format == text_format
+        [done] = translator.translate_group(shouting, segmented)
+        assert done.text == expected, text_format
+
+
+def test_a_given_source_language_is_every_messages_without_detection(services: Services) -> None:
+    translator = services.default_translator
+    messages = ["Hola, ¿dónde está mi pedido?", "ok", "👍", "<b>Merci</b>"]
+    job = translator.plan(body(messages, targetLanguages=["es"], sourceLanguage="en-GB"))
+    assert job.source == "en"
+    _, languages = translator.prepare(job)
+    assert languages == ["en", "en", None, "en"]

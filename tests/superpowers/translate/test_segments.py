@@ -1,4 +1,4 @@
-"""A group's messages through one engine, segment by segment, their Markdown kept."""
+"""A group's messages through one engine, segment by segment, their markup kept."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from threadwise.superpowers.translate.job import Wording
 from threadwise.superpowers.translate.llm import StandIn
 from threadwise.superpowers.translate.registers import RegisterKeeper
 from threadwise.superpowers.translate.segments import STOOD_IN, Translated, translate_segmented
+from threadwise.text.html_segments import HtmlSegmenter
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_segments import MarkdownSegmenter
+from threadwise.text.plain_segments import PlainSegmenter
 from threadwise.text.tagged import Parts, Tag
 
 SPANISH = LanguageTag("es", "es")
@@ -91,3 +93,38 @@ def test_a_line_the_fast_engine_stood_in_for_is_named_so() -> None:
 def test_a_message_without_words_is_returned_as_it_is() -> None:
     backend = FakeBackend()
     assert translated(backend, "👍") == [Translated("👍", "fake:en-es")]
+
+
+def test_html_is_translated_in_its_text_its_markup_copied() -> None:
+    backend = FakeBackend()
+    text = (
+        '<p>Send <a href="https://example.com/?a=1&amp;b=2">the <b>form</b></a> &amp; wait.'
+        "<br>Thanks</p><pre>keep me</pre>"
+    )
+    [done] = translate_segmented(backend, [HtmlSegmenter().segment(text)])
+    assert done.text == (
+        '<p>SEND <a href="https://example.com/?a=1&amp;b=2">THE <b>FORM</b></a> &amp; WAIT.'
+        "<br>THANKS</p><pre>keep me</pre>"
+    )
+
+
+def test_an_html_segment_that_lost_its_tags_is_split_and_its_words_encoded() -> None:
+    def lose_tags(parts: Parts) -> Parts | None:
+        if any(isinstance(p, Tag) for p in parts):
+            return None
+        return ("<" + "".join(str(p) for p in parts).upper() + " & co>",)
+
+    [done] = translate_segmented(
+        FakeBackend(lose_tags), [HtmlSegmenter().segment("<p>Hi <i>you</i> there</p>")]
+    )
+    assert done.text == (
+        "<p>&lt;HI &amp; co&gt; <i>&lt;YOU &amp; co&gt;</i> &lt;THERE &amp; co&gt;</p>"
+    )
+
+
+def test_plain_text_is_written_back_unescaped_and_unchecked_as_markdown() -> None:
+    backend = FakeBackend(
+        lambda parts: tuple(p if isinstance(p, Tag) else f"1. *{p}*" for p in parts)
+    )
+    [done] = translate_segmented(backend, [PlainSegmenter().segment("Hi\nyou\n\n# there")])
+    assert done.text == "1. *Hi*\n1. *you*\n\n1. *# there*"

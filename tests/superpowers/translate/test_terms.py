@@ -63,3 +63,16 @@ def test_only_the_sentence_that_lost_a_term_is_translated_again(services: Servic
     assert "[TERM_" not in item.content and item.engine == "bergamot:en-pt-tiny"
     # The first sentence is the engine's own wording (its term replaced).
     assert plain[0].content.rstrip(".").split()[-2:] == first.split()[-2:]
+
+
+def test_glossary_terms_in_html_keep_the_markup_and_its_attributes(services: Services) -> None:
+    text = (
+        '<p>Your <b>refund</b> is on the <a href="https://example.com/dashboard?a=1&amp;b=2">'
+        "dashboard</a> of Acme Cloud.</p>"
+    )
+    request = body([text], targetLanguages=["es-ES"], translationMode="fast", textFormat="html")
+    [[item]] = asyncio.run(services.translate(request, (GLOSSARY_ES,), KEEP))
+    assert item.content.startswith("<p>") and item.content.endswith("</p>"), item.content
+    assert '<a href="https://example.com/dashboard?a=1&amp;b=2">' in item.content
+    assert "<b>reembolso</b>" in item.content and "panel de control" in item.content
+    assert "Acme Cloud" in item.content and "TERM_" not in item.content

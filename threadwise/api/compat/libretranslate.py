@@ -129,15 +129,31 @@ def _language(fields: Fields, name: str, *, auto: bool) -> str | None:
     return code
 
 
-def _native_body(texts: list[str], target: str, caller: Principal) -> dict[str, Any]:
+# LibreTranslate's ``format`` as the native ``textFormat``.
+_FORMATS = {"text": "plain", "html": "html"}
+
+
+def _text_format(fields: Fields) -> str:
+    name = fields.text("format", "text").lower()
+    if name not in _FORMATS:
+        raise _bad(f"format {name[:40]!r} is not supported; use 'text' or 'html'.")
+    return _FORMATS[name]
+
+
+def _native_body(
+    texts: list[str], target: str, caller: Principal, text_format: str, source: str | None
+) -> dict[str, Any]:
     """The native translate request a LibreTranslate call stands for."""
     organization = sorted(caller.claims.organizations)[0]
+    settings = {"targetLanguages": [target], "translationMode": "fast", "textFormat": text_format}
+    if source is not None:
+        settings["sourceLanguage"] = source
     return {
         "session": {"sessionId": f"libretranslate-{uuid.uuid4().hex[:12]}"},
         "request": {
             "connections": {"threadId": f"libretranslate-{uuid.uuid4().hex[:12]}"},
             "context": {"organizationId": organization},
-            "settings": {"targetLanguages": [target], "translationMode": "fast"},
+            "settings": settings,
             "scope": {
                 "conversations": [
                     {
@@ -154,7 +170,8 @@ def _native_body(texts: list[str], target: str, caller: Principal) -> dict[str, 
 @router.post("/translate")
 async def translate(request: Request) -> JSONResponse:
     """Translate ``q`` (a text or a list) from ``source`` (``auto``: detected) into ``target``;
-    ``format`` ``text`` or ``html``; ``alternatives`` is accepted and answered with none."""
+    ``format`` ``text`` (plain text) or ``html`` (its markup kept); ``alternatives`` is
+    accepted and answered with none."""
     serving: ServingContext = request.app.state.serving
     try:
         fields = await Fields.read(request, serving.settings.max_body_bytes)
@@ -162,9 +179,11 @@ async def translate(request: Request) -> JSONResponse:
         source = _language(fields, "source", auto=True)
         target = _language(fields, "target", auto=False)
         assert target is not None
+        text_format = _text_format(fields)
 
         async def read_body(caller: Principal) -> MessageBody:
-            return parse_message_body(_native_body(texts, target, caller), serving.admission.limits)
+            native = _native_body(texts, target, caller, text_format, source)
+            return parse_message_body(native, serving.admission.limits)
 
         admitted = await serving.admission.admit(
             "translate",

@@ -139,16 +139,17 @@ class ModelBackend:
         source, language, region = self.source, self.target.language, self.target.region
         formality = wording.formality
         told = [(t.source, t.target) for t in wording.told]
+        context = wording.context
         if self.draft is not None:
             engine = self.draft.engine
             drafts = engine.translate(segments, source, language, region, deadline)
             return self.llm.post_edit(
-                segments, drafts, source, language, region, deadline, formality, told
+                segments, drafts, source, language, region, deadline, formality, told, context
             )
         checker, register = self.reference, Wording(formality=formality)
         reference: Reference | None = (
             None if checker is None else lambda parts: checker.translate(parts, deadline, register)
         )
         return self.llm.translate(
-            segments, source, language, region, deadline, formality, told, reference
+            segments, source, language, region, deadline, formality, told, reference, context
         )

@@ -7,9 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from threadwise.errors import ServiceError
-from threadwise.protocol import ErrorCode, Formality, MessageBody
+from threadwise.protocol import ErrorCode, Formality, MessageBody, TextFormat
 from threadwise.superpowers.translate.routing import Tier
-from threadwise.text.languages import SUMMARY_LANGUAGES, LanguageTag, translation_language
+from threadwise.text.languages import (
+    SUMMARY_LANGUAGES,
+    TRANSLATION_LANGUAGES,
+    LanguageTag,
+    translation_language,
+)
 from threadwise.text.terms import Glossary, Term
 
 
@@ -31,6 +36,8 @@ class Wording:
     formality: Formality = "default"
     # Terms the model is told in its prompt (and checked for after), rather than replaced.
     told: tuple[Term, ...] = ()
+    # The caller's words about the messages, for the model alone (never translated).
+    context: str | None = None
 
 
 # No terms, and whatever register the engine writes in.
@@ -50,10 +57,15 @@ class TranslationJob:
     defaults: tuple[Glossary, ...] = ()
     keep: tuple[Term, ...] = ()
     formality: Formality = "default"
+    text_format: TextFormat = "markdown"
+    # The language the request says every message is in (None: each one's is detected).
+    source: str | None = None
+    context: str | None = None
 
     def wording(self, source: str, target: str) -> Wording:
-        """The terms and the register of a translation from ``source`` into ``target``."""
-        return Wording(self.terms(source, target), self.formality)
+        """The terms, the register and the context of a translation from ``source`` into
+        ``target``."""
+        return Wording(self.terms(source, target), self.formality, context=self.context)
 
     def terms(self, source: str, target: str) -> tuple[Term, ...]:
         """What a message of ``source`` translated into ``target`` must say for its terms:
@@ -118,7 +130,26 @@ def plan(
         tuple(g for g in glossaries if g.default),
         tuple(keep),
         settings.formality or "default",
+        settings.textFormat or "markdown",
+        _source_language(settings.sourceLanguage),
+        settings.translationContext,
     )
+
+
+def _source_language(tag: str | None) -> str | None:
+    """The language of ``request.settings.sourceLanguage``: one messages are translated from."""
+    if tag is None:
+        return None
+    field = "request.settings.sourceLanguage"
+    language = LanguageTag.parse(tag, field).language
+    if language not in TRANSLATION_LANGUAGES:
+        supported = ", ".join(TRANSLATION_LANGUAGES)
+        raise ServiceError(
+            ErrorCode.UNSUPPORTED_LANGUAGE,
+            f"{field} is {tag[:40]!r}; messages can be translated from {supported}. Name one "
+            "of those, or leave it out to have each message's language detected.",
+        )
+    return language
 
 
 def _language_of(tag: str) -> str | None:

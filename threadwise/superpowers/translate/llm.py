@@ -33,6 +33,7 @@ from threadwise.superpowers.translate.prompts import (
     TRANSLATOR_SYSTEM,
     Asking,
     alone_prompt,
+    context_note,
     lines_prompt,
     numbered,
     terms_rule,
@@ -125,10 +126,12 @@ class LlmTranslator:
         formality: Formality = "default",
         terms: Sequence[tuple[str, str]] = (),
         reference: Reference | None = None,
+        context: str | None = None,
     ) -> list[Parts | None]:
         """``terms``: (source, translation) pairs the lines must translate so; ``reference``:
         a fast engine of the direction, whose translations check the model's (and stand in
-        for those that fail)."""
+        for those that fail); ``context``: the caller's words about the lines, not to
+        translate."""
         checked_against = None
         if reference is not None:
             try:
@@ -136,7 +139,16 @@ class LlmTranslator:
             except TranslationEngineError as exc:
                 log.warning("no fast translation to check the model's against: %s", exc)
         return self._run(
-            segments, None, source, target, region, deadline, formality, terms, checked_against
+            segments,
+            None,
+            source,
+            target,
+            region,
+            deadline,
+            formality,
+            terms,
+            checked_against,
+            context,
         )
 
     def post_edit(
@@ -149,10 +161,11 @@ class LlmTranslator:
         deadline: Deadline | None = None,
         formality: Formality = "default",
         terms: Sequence[tuple[str, str]] = (),
+        context: str | None = None,
     ) -> list[Parts | None]:
         """Improve another engine's ``drafts``; a segment without a draft is translated."""
         return self._run(
-            segments, drafts, source, target, region, deadline, formality, terms, drafts
+            segments, drafts, source, target, region, deadline, formality, terms, drafts, context
         )
 
     def _run(
@@ -166,11 +179,13 @@ class LlmTranslator:
         formality: Formality = "default",
         terms: Sequence[tuple[str, str]] = (),
         references: Sequence[Parts | None] | None = None,
+        context: str | None = None,
     ) -> list[Parts | None]:
         ask = Asking(
             (language_name(source), language_name(target, region)),
             instruction(target, region, formality),
             terms_rule(terms),
+            context=context_note(context),
         )
         results: list[Parts | None] = [None] * len(segments)
         chunks = self._chunks(segments)

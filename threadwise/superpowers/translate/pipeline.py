@@ -1,10 +1,12 @@
 """The synchronous pipeline: language identification, segmentation, routing, engines.
 
-Per message: detect its language (on its words alone; a message the identifier is unsure of
-falls back to its conversation's language, the request's, the one dictionary's that knows
-its words, or the channel's) and segment its Markdown. Per group of one source language, the
-router picks the tier's engine once (``route``: a backend, ``backends``), which translates
-its segments (``segments``), its terms as the glossary gives them (``terms``).
+Per message: segment it as the request's text format reads (Markdown unless it says HTML,
+XML or plain text) and detect its language (on its words alone; a message the identifier is
+unsure of falls back to its conversation's language, the request's, the one dictionary's
+that knows its words, or the channel's), unless the request names the language. Per group
+of one source language, the router picks the tier's engine once (``route``: a backend,
+``backends``), which translates its segments (``segments``), its terms as the glossary
+gives them (``terms``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.machine import Dictionaries, MachineTranslator, TranslationEngineError
-from threadwise.protocol import Formality, MessageBody
+from threadwise.protocol import Formality, MessageBody, TextFormat
 from threadwise.superpowers.translate.backends import Backend, MachineBackend, ModelBackend
 from threadwise.superpowers.translate.job import PLAIN, TranslationJob, Wording, plan
 from threadwise.superpowers.translate.llm import LlmTranslator
@@ -30,8 +32,11 @@ from threadwise.superpowers.translate.routing import (
 from threadwise.superpowers.translate.segments import Translated, translate_segmented
 from threadwise.superpowers.translate.terms import TermTranslator
 from threadwise.text.formality import applies
+from threadwise.text.html_segments import HtmlSegmenter
 from threadwise.text.languages import LanguageIdentifier, LanguageTag
-from threadwise.text.markdown_segments import MarkdownSegmenter, SegmentedMessage
+from threadwise.text.markdown_segments import MarkdownSegmenter
+from threadwise.text.plain_segments import PlainSegmenter
+from threadwise.text.segmented import SegmentedMessage, Segmenter
 from threadwise.text.tagged import text_of
 from threadwise.text.terms import Glossary, Term
 
@@ -64,9 +69,15 @@ class Translator:
         self.llm = llm
         self.dictionaries = dictionaries
         self.segmenter = MarkdownSegmenter()
+        self.segmenters: dict[TextFormat, Segmenter] = {
+            "markdown": self.segmenter,
+            "html": HtmlSegmenter(),
+            "xml": HtmlSegmenter(xml=True),
+            "plain": PlainSegmenter(),
+        }
         # The model's check and rewriter of registers; machine engines' lines use them too.
         self.registers = llm.registers
-        self.terms = TermTranslator(self.segmenter)
+        self.terms = TermTranslator(self.segmenter, self.segmenters)
 
     def plan(
         self,
@@ -79,7 +90,10 @@ class Translator:
 
     def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
         """Each message segmented, and its source language (None: nothing to translate)."""
-        segmented = [self.segmenter.segment(m.content) for m in job.messages]
+        segmenter = self.segmenters[job.text_format]
+        segmented = [segmenter.segment(m.content) for m in job.messages]
+        if job.source is not None:  # the request says: nothing to detect
+            return segmented, [job.source if m.segments else None for m in segmented]
         words = [" ".join(text_of(s.parts) for s in sm.segments) for sm in segmented]
         conversation_words: dict[int, list[str]] = {}
         for message, text in zip(job.messages, words, strict=True):

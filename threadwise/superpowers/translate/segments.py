@@ -1,9 +1,10 @@
-"""A group's messages through one engine, segment by segment, their Markdown checked.
+"""A group's messages through one engine, segment by segment, their markup checked.
 
 All the group's segments go to the engine at once (one prompt for the model). A segment
 whose tags did not survive, or whose Markdown came out different, is translated again split
-at its markup; a message whose structure still differs is returned as written rather than
-broken.
+at its markup; a Markdown message whose structure still differs is returned as written
+rather than broken. HTML, XML and plain text need only the tags checked: their markup is
+the tags' (``text.html_segments``), or there is none.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from threadwise.superpowers.translate.backends import Backend
 from threadwise.superpowers.translate.job import PLAIN, Wording
 from threadwise.superpowers.translate.llm import StandIn
 from threadwise.superpowers.translate.routing import NO_ENGINE
-from threadwise.text.markdown_segments import Segment, SegmentedMessage, escape_markdown, is_plain
+from threadwise.text.escaping import encoder, escaper
+from threadwise.text.markdown_segments import is_plain
 from threadwise.text.markdown_structure import inline_problems, structure_problems
+from threadwise.text.segmented import Segment, SegmentedMessage
 from threadwise.text.tagged import Parts, Tag, text_of
 
 log = logging.getLogger(__name__)
@@ -66,13 +69,12 @@ def translate_segmented(
     results = []
     for message, stood_in_for_the_model in zip(messages, fast_lines, strict=True):
         text = message.render([next(rendered) for _ in message.segments])
-        plain = is_plain(message.text) and is_plain(text)  # one paragraph of words each
-        problems = [] if plain else structure_problems(message.text, text)
+        problems = _structure_problems(message, text)
         if problems:
             # The segments were fine alone but not together: split every one of them.
             log.info("translation changed the structure (%s); splitting", problems[0])
             text = message.render([_split(s, translate) for s in message.segments])
-            if structure_problems(message.text, text):
+            if _structure_problems(message, text):
                 log.warning("structure not kept even split; message returned as written")
                 results.append(Translated(message.text, UNCHANGED))
                 continue
@@ -88,9 +90,21 @@ def translate_segmented(
     return results
 
 
+def _structure_problems(message: SegmentedMessage, text: str) -> list[str]:
+    """How a translated Markdown message's structure differs from its source's (other
+    formats' structure is copied, never translated)."""
+    if message.text_format != "markdown":
+        return []
+    if is_plain(message.text) and is_plain(text):  # one paragraph of words each
+        return []
+    return structure_problems(message.text, text)
+
+
 def _checked(segment: Segment, parts: Parts | None, translate: SegmentTranslator) -> str:
     if parts is not None:
         text = segment.render(parts)
+        if segment.text_format != "markdown":
+            return text  # its tags, all its markup, were checked (``parse_tags``)
         # A segment of words alone, translated into words alone, has nothing to check.
         unmarked = not segment.markup and is_plain(text)
         if unmarked or not inline_problems(segment.source(), text):
@@ -102,15 +116,18 @@ def _split(segment: Segment, translate: SegmentTranslator) -> str:
     """The safer segmentation: each run of text between tags translated on its own."""
     runs = segment.runs()
     translated = translate([(text.strip(),) for _, text in runs]) if runs else []
-    pieces = [segment.markup[p] if isinstance(p, Tag) else p for p in segment.parts]
+    # HTML's words are decoded for the engines: written back encoded, translated or not.
+    encode = encoder(segment.text_format) or str
+    escape = escaper(segment.text_format)
+    pieces = [segment.markup[p] if isinstance(p, Tag) else encode(p) for p in segment.parts]
     for (index, original), result in zip(runs, translated, strict=True):
         words = text_of(result).strip() if result else ""
         if words:
             # Words out of context may read as Markdown ("1. …", "*"): escaped.
             lead = original[: len(original) - len(original.lstrip())]
             trail = original[len(original.rstrip()) :]
-            pieces[index] = f"{lead}{escape_markdown(words)}{trail}"
+            pieces[index] = f"{encode(lead)}{escape(words)}{encode(trail)}"
     text = "".join(pieces)
-    if inline_problems(segment.source(), text):
+    if segment.text_format == "markdown" and inline_problems(segment.source(), text):
         return segment.source()
     return text

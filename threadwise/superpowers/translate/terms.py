@@ -10,14 +10,16 @@ then their translations.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from threadwise.deadlines import Deadline
+from threadwise.protocol import TextFormat
 from threadwise.superpowers.translate.backends import Backend
 from threadwise.superpowers.translate.job import Wording
 from threadwise.superpowers.translate.segments import UNCHANGED, Translated, translate_segmented
-from threadwise.text.markdown_segments import MarkdownSegmenter, SegmentedMessage, is_plain
+from threadwise.text.markdown_segments import MarkdownSegmenter, is_plain
+from threadwise.text.segmented import SegmentedMessage, Segmenter
 from threadwise.text.sentences import split_sentences
 from threadwise.text.terms import MaskedTerms, mask_terms, near_spans
 
@@ -36,8 +38,12 @@ class _Sentence:
 class TermTranslator:
     """Translates groups whose wording has terms; remembers the engines' words for them."""
 
-    def __init__(self, segmenter: MarkdownSegmenter) -> None:
+    def __init__(
+        self, segmenter: MarkdownSegmenter, segmenters: Mapping[TextFormat, Segmenter] | None = None
+    ) -> None:
+        # Terms alone are Markdown; a message masked is segmented as its format reads.
         self.segmenter = segmenter
+        self.segmenters: Mapping[TextFormat, Segmenter] = segmenters or {"markdown": segmenter}
         # (engine, source, target, term) → the engine's translation of the term alone.
         self._term_translations: dict[tuple[str, str, str, str], str] = {}
 
@@ -51,7 +57,7 @@ class TermTranslator:
         """``translate_segmented`` with ``wording``'s terms kept."""
         source, target = backend.source, backend.target
         masked = [mask_terms(m.text, wording.terms) for m in messages]
-        register_only = Wording(formality=wording.formality)
+        register_only = Wording(formality=wording.formality, context=wording.context)
         termed = [i for i, m in enumerate(masked) if m.targets]
         machine = not backend.uses_model
         keys = {
@@ -62,7 +68,9 @@ class TermTranslator:
         unknown = [k for k in keys if machine and k not in self._term_translations]
         # First each message as it is (and the terms not yet asked, alone), ...
         found = tuple(dict.fromkeys(term for i in termed for term, _ in masked[i].counts))
-        told = Wording(formality=wording.formality, told=() if machine else found)
+        told = Wording(
+            formality=wording.formality, told=() if machine else found, context=wording.context
+        )
         batch = [*messages, *(self.segmenter.segment(keys[k]) for k in unknown)]
         done = iter(translate_segmented(backend, batch, deadline, told))
         plain_done = [next(done) for _ in messages]
@@ -97,7 +105,7 @@ class TermTranslator:
         }
         batch = [
             *(self.segmenter.segment(m.text) for m in asked.values()),
-            *(self.segmenter.segment(masked[i].text) for i in whole),
+            *(self._segmented(masked[i].text, messages[i]) for i in whole),
         ]
         done = iter(translate_segmented(backend, batch, deadline, register_only) if batch else [])
         fixed = {key: masked.unmask(next(done).text) for key, masked in asked.items()}
@@ -112,6 +120,10 @@ class TermTranslator:
                 else Translated(masked[i].unmask(result.text), result.engine)
             )
         return [results[i] for i in range(len(messages))]
+
+    def _segmented(self, text: str, message: SegmentedMessage) -> SegmentedMessage:
+        """``text`` (``message``'s, terms masked) segmented as ``message`` was."""
+        return self.segmenters.get(message.text_format, self.segmenter).segment(text)
 
     def _sentences(
         self, text: str, translated: Translated, wording: Wording, backend: Backend
