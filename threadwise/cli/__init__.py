@@ -32,7 +32,10 @@ __all__ = ["build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="threadwise", description="Summarize and translate conversation histories."
+        prog="threadwise",
+        description="Summarize and translate conversation histories.",
+        # Its --client-id must not swallow a command's --client ("api-keys create --client").
+        allow_abbrev=False,
     )
     parser.add_argument(
         "--version",

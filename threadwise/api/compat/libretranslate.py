@@ -12,21 +12,18 @@ limits, 503 when the server cannot take it now.
 
 from __future__ import annotations
 
-import json
 import math
-import uuid
 from typing import Any
-from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from threadwise.api.records import record_of
-from threadwise.api.work import run_operation
-from threadwise.auth.gate import Principal, bearer_token
+from threadwise.api.compat import native
+from threadwise.api.compat.fields import Fields, bad_request
+from threadwise.api.compat.native import TextFormat, Translation, acting_organization
+from threadwise.auth.gate import bearer_token
 from threadwise.errors import ServiceError
-from threadwise.payload import parse_message_body
-from threadwise.protocol import ErrorCode, MessageBody
+from threadwise.protocol import ErrorCode
 from threadwise.serving.context import ServingContext
 from threadwise.text.languages import TRANSLATION_LANGUAGES
 
@@ -35,82 +32,20 @@ router = APIRouter(prefix="/libretranslate", tags=["libretranslate"], include_in
 
 # The error codes a LibreTranslate client reads as "the key": it answers 403 for them.
 _KEY_ERRORS = {ErrorCode.MISSING_TOKEN, ErrorCode.INVALID_TOKEN, ErrorCode.TOKEN_EXPIRED}
+# LibreTranslate's ``format`` as the native ``textFormat``.
+_FORMATS: dict[str, TextFormat] = {"text": "plain", "html": "html"}
 
 
-class Fields:
-    """A LibreTranslate request's fields: JSON body, form body and query string together."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
-
-    @classmethod
-    async def read(cls, request: Request, max_bytes: int) -> Fields:
-        values: dict[str, Any] = dict(request.query_params)
-        raw = await request.body()
-        if len(raw) > max_bytes:
-            raise _bad(f"The request is over {max_bytes} bytes; send fewer or shorter texts.")
-        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if raw.strip() and media_type == "application/json":
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _bad(f"The body is not valid JSON: {exc}.") from None
-            if not isinstance(data, dict):
-                raise _bad("The JSON body must be an object with 'q', 'source' and 'target'.")
-            values.update(data)
-        elif raw.strip():
-            try:
-                pairs = parse_qsl(raw.decode(), keep_blank_values=True, strict_parsing=False)
-            except UnicodeDecodeError:
-                raise _bad("The form body is not UTF-8.") from None
-            for name, value in pairs:
-                if name == "q" and "q" in values:  # q=a&q=b: several texts
-                    previous = values["q"]
-                    values["q"] = (
-                        [*previous, value]
-                        if isinstance(previous, list)
-                        else [
-                            previous,
-                            value,
-                        ]
-                    )
-                else:
-                    values[name] = value
-        return cls(values)
-
-    def text(self, name: str, default: str | None = None) -> str:
-        value = self.values.get(name, default)
-        if value is None or not isinstance(value, str) or not value.strip():
-            if default is not None:
-                return default
-            raise _bad(f"Invalid request: missing {name} parameter")
-        return value.strip()
-
-    def texts(self) -> tuple[list[str], bool]:
-        """The texts of ``q``, and whether it was a list (the answer is then one too)."""
-        value = self.values.get("q")
-        if isinstance(value, str) and value != "":
-            return [value], False
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return list(value), True
-        raise _bad("Invalid request: missing q parameter (a text, or a list of texts)")
-
-    def token(self, request: Request) -> str | None:
-        key = self.values.get("api_key")
-        if isinstance(key, str) and key.strip():
-            return key.strip()
-        return bearer_token(request.headers.get("authorization"))
-
-
-def _bad(message: str) -> ServiceError:
-    return ServiceError(ErrorCode.PAYLOAD_SCHEMA_MISMATCH, message)
+def _token(request: Request, fields: Fields) -> str | None:
+    """``api_key`` in the body or query, else ``Authorization: Bearer``."""
+    return fields.optional("api_key") or bearer_token(request.headers.get("authorization"))
 
 
 def _error(exc: ServiceError) -> JSONResponse:
     status = exc.code.http_status
     if exc.code in _KEY_ERRORS:
         status = 403
-    elif status == 422:  # LibreTranslate answers 400 for every request to fix
+    elif status in (415, 422):  # LibreTranslate answers 400 for every request to fix
         status = 400
     headers = None
     if exc.retry_after is not None:
@@ -125,46 +60,15 @@ def _language(fields: Fields, name: str, *, auto: bool) -> str | None:
     primary = code.split("-")[0].split("_")[0]
     if primary not in TRANSLATION_LANGUAGES:
         supported = ", ".join(TRANSLATION_LANGUAGES)
-        raise _bad(f"{name} {code!r} is not supported; use one of: {supported}.")
+        raise bad_request(f"{name} {code!r} is not supported; use one of: {supported}.")
     return code
 
 
-# LibreTranslate's ``format`` as the native ``textFormat``.
-_FORMATS = {"text": "plain", "html": "html"}
-
-
-def _text_format(fields: Fields) -> str:
+def _text_format(fields: Fields) -> TextFormat:
     name = fields.text("format", "text").lower()
     if name not in _FORMATS:
-        raise _bad(f"format {name[:40]!r} is not supported; use 'text' or 'html'.")
+        raise bad_request(f"format {name[:40]!r} is not supported; use 'text' or 'html'.")
     return _FORMATS[name]
-
-
-def _native_body(
-    texts: list[str], target: str, caller: Principal, text_format: str, source: str | None
-) -> dict[str, Any]:
-    """The native translate request a LibreTranslate call stands for."""
-    organization = sorted(caller.claims.organizations)[0]
-    settings = {"targetLanguages": [target], "translationMode": "fast", "textFormat": text_format}
-    if source is not None:
-        settings["sourceLanguage"] = source
-    return {
-        "session": {"sessionId": f"libretranslate-{uuid.uuid4().hex[:12]}"},
-        "request": {
-            "connections": {"threadId": f"libretranslate-{uuid.uuid4().hex[:12]}"},
-            "context": {"organizationId": organization},
-            "settings": settings,
-            "scope": {
-                "conversations": [
-                    {
-                        "conversationId": "libretranslate",
-                        "participants": [{"participantId": "p", "role": "EndUser"}],
-                        "messages": [{"participantId": "p", "content": text} for text in texts],
-                    }
-                ]
-            },
-        },
-    }
 
 
 @router.post("/translate")
@@ -175,27 +79,14 @@ async def translate(request: Request) -> JSONResponse:
     serving: ServingContext = request.app.state.serving
     try:
         fields = await Fields.read(request, serving.settings.max_body_bytes)
-        texts, as_list = fields.texts()
+        texts, as_list = fields.texts("q")
         source = _language(fields, "source", auto=True)
         target = _language(fields, "target", auto=False)
         assert target is not None
-        text_format = _text_format(fields)
-
-        async def read_body(caller: Principal) -> MessageBody:
-            native = _native_body(texts, target, caller, text_format, source)
-            return parse_message_body(native, serving.admission.limits)
-
-        admitted = await serving.admission.admit(
-            "translate",
-            fields.token(request),
-            request.headers.get("host"),
-            read_body,
-            record_of(request),
-        )
-        results = await run_operation(request, admitted)
+        asked = Translation("libretranslate", source=source, text_format=_text_format(fields))
+        items = await native.translate(request, _token(request, fields), texts, target, asked)
     except ServiceError as exc:
         return _error(exc)
-    items = results[0] if results else []
     translated = [item.content for item in items]
     answer: dict[str, Any] = {"translatedText": translated if as_list else translated[0]}
     if source is None:
@@ -212,10 +103,12 @@ async def detect(request: Request) -> JSONResponse:
     serving: ServingContext = request.app.state.serving
     try:
         fields = await Fields.read(request, serving.settings.max_body_bytes)
-        caller = await serving.gate.authenticate(fields.token(request), request.headers.get("host"))
-        texts, _ = fields.texts()
+        caller = await serving.gate.authenticate(
+            _token(request, fields), request.headers.get("host")
+        )
+        texts, _ = fields.texts("q")
         # Within the organization's limits, as a translation of the same text would be.
-        organization = sorted(caller.claims.organizations)[0]
+        organization = acting_organization(caller)
         await serving.gate.admit(caller, organization, sum(len(text) for text in texts))
     except ServiceError as exc:
         return _error(exc)
