@@ -244,14 +244,17 @@ def test_sync_client_typed_calls(live_server: LiveServer, services: Services) ->
 
 
 @pytest.mark.model
-async def test_a_summary_streamed_as_drafts(live_server: LiveServer, services: Services) -> None:
+async def test_a_summary_streamed_as_drafts(
+    live_server: LiveServer, services: Services, support_chat: dict[str, Any]
+) -> None:
     account = new_account(live_server, services)
-    conversation = {"messages": ["My parcel 7781 is late.", "I have sent a new one today."]}
+    # A conversation with its participants: the checks need to know who said what.
+    conversations = support_chat["request"]["scope"]["conversations"]
     async with account.client(timeout=600) as threadwise:
         drafts = [
             draft
             async for draft in threadwise.stream_summary(
-                [conversation], organization=account.organization, language="en"
+                conversations, organization=account.organization, language="en"
             )
         ]
         usage = await threadwise.usage(account.organization)
