@@ -24,6 +24,7 @@ from prometheus_client.metrics import MetricWrapperBase
 from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 
+from threadwise.api import asyncapi
 from threadwise.cli import build_parser
 from threadwise.config import ENV_PREFIX, Settings
 from threadwise.metrics import Metrics
@@ -337,7 +338,8 @@ def main() -> int:
     for name, page in PAGES.items():
         (REFERENCE / name).write_text(page(), encoding="utf-8")
         print(f"wrote docs/reference/{name}")
-    return 0
+    # The WebSocket's document shares the request models: one command rewrites both.
+    return asyncapi.main()
 
 
 if __name__ == "__main__":
