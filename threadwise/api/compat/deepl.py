@@ -130,8 +130,7 @@ async def languages(request: Request) -> JSONResponse:
     """The source languages, or the target ones (``type=target``), with DeepL's codes."""
     serving: ServingContext = request.app.state.serving
     try:
-        fields = await Fields.read(request, serving.settings.max_body_bytes)
-        await serving.gate.authenticate(auth_key(request, fields), request.headers.get("host"))
+        _, fields = await answers.authenticated(request)
         kind = fields.text("type", "source").lower()
         if kind not in ("source", "target"):
             raise bad_request(f"Value for 'type' not supported: {kind!r}; use source or target.")
@@ -159,10 +158,7 @@ async def usage(request: Request) -> JSONResponse:
     """The characters translated and summarized this month, against the monthly quota."""
     serving: ServingContext = request.app.state.serving
     try:
-        fields = await Fields.read(request, serving.settings.max_body_bytes)
-        caller = await serving.gate.authenticate(
-            auth_key(request, fields), request.headers.get("host")
-        )
+        caller, _ = await answers.authenticated(request)
     except ServiceError as exc:
         return error(exc)
     tenant, organization = caller.claims.tenant, acting_organization(caller)

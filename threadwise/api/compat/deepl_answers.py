@@ -9,8 +9,10 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from threadwise.api.compat.fields import Fields, bad_request
+from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
+from threadwise.serving.context import ServingContext
 from threadwise.text.languages import TRANSLATION_LANGUAGES
 
 # DeepL answers 456 when the billing period's characters are used up; its clients raise
@@ -38,6 +40,15 @@ def auth_key(request: Request, fields: Fields) -> str | None:
     if scheme.lower() in ("deepl-auth-key", "bearer") and key.strip():
         return key.strip()
     return fields.optional("auth_key")
+
+
+async def authenticated(request: Request) -> tuple[Principal, Fields]:
+    """The caller of a request that is not a translation (languages, usage, glossaries), and
+    its fields."""
+    serving: ServingContext = request.app.state.serving
+    fields = await Fields.read(request, serving.settings.max_body_bytes)
+    caller = await serving.gate.authenticate(auth_key(request, fields), request.headers.get("host"))
+    return caller, fields
 
 
 def error(exc: ServiceError) -> JSONResponse:

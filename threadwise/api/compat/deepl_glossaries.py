@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from threadwise.api.compat.deepl import directions
-from threadwise.api.compat.deepl_answers import auth_key, error
+from threadwise.api.compat.deepl_answers import authenticated, error
 from threadwise.api.compat.fields import Fields, bad_request
 from threadwise.api.compat.native import acting_organization
 from threadwise.errors import ServiceError
@@ -38,10 +38,7 @@ class _Caller:
     @classmethod
     async def of(cls, request: Request) -> tuple[_Caller, Fields]:
         serving: ServingContext = request.app.state.serving
-        fields = await Fields.read(request, serving.settings.max_body_bytes)
-        caller = await serving.gate.authenticate(
-            auth_key(request, fields), request.headers.get("host")
-        )
+        caller, fields = await authenticated(request)
         return cls(serving, caller.claims.tenant, acting_organization(caller)), fields
 
     async def store(self, method: Callable[..., T], *args: Any) -> T:
