@@ -317,6 +317,7 @@ def test_requests_per_minute(stack: AuthStack) -> None:
     assert org in message
     assert 1 <= int(response.headers["retry-after"]) <= 30
     assert response.json()["error"]["retryable"] is True
+    assert response.json()["error"]["retryAfter"] == int(response.headers["retry-after"])
     # Another organization's limit is its own, even for the same client.
     assert passed_the_gate(stack.call(other, token))
 

@@ -19,7 +19,7 @@ from threadwise.auth.ratelimit import InProcessRateLimiter
 from threadwise.client import RetryPolicy, ThreadwiseClient, ThreadwiseError
 from threadwise.client.bodies import message_body
 from threadwise.client.errors import retry_after_seconds
-from threadwise.client.retry import with_retries
+from threadwise.client.retry import NEVER, with_retries
 from threadwise.services import Services
 
 pytestmark = pytest.mark.anyio
@@ -305,3 +305,21 @@ async def test_a_socket_request_sent_again_with_its_key_is_answered_once(
         usage = await threadwise.usage(account.organization)
     assert first["message"] == again["message"]
     assert usage.requests == 1
+
+
+async def test_a_socket_error_frame_says_how_long_to_wait(
+    live_server: LiveServer, services: Services
+) -> None:
+    """A WebSocket frame has no Retry-After header: its error carries ``retryAfter``."""
+    account = new_account(live_server, services, requests_per_minute=1)
+    body = message_body(
+        [{"messages": [{"content": ENGLISH}]}],
+        account.organization,
+        {"targetLanguages": ["es"], "translationMode": "fast"},
+    )
+    async with account.client(retry=NEVER) as threadwise, threadwise.connect() as socket:
+        await socket.request("translate", body)
+        with pytest.raises(ThreadwiseError) as refused:
+            await socket.request("translate", body)
+    assert refused.value.code == "RATE_LIMITED" and refused.value.retryable
+    assert refused.value.retry_after is not None and 1 <= refused.value.retry_after <= 60

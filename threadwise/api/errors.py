@@ -32,7 +32,7 @@ def action_of(request: Request) -> str:
 def error_response(
     action_type: str, error: ServiceError, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
-    envelope = error_envelope(action_type, error.code, error.message)
+    envelope = error_envelope(action_type, error.code, error.message, retry_after=error.retry_after)
     headers = dict(headers or {})
     if error.retry_after is not None:
         headers["Retry-After"] = str(max(1, math.ceil(error.retry_after)))  # never early

@@ -3,6 +3,7 @@ on error."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,6 +95,9 @@ class ErrorDetail(BaseModel):
     code: str
     message: str
     retryable: bool
+    # Extension: the whole seconds to wait before a retry can succeed (REST also sends it as
+    # Retry-After); a WebSocket error frame has no headers to carry it.
+    retryAfter: int | None = None
 
 
 class Envelope(BaseModel):
@@ -148,15 +152,22 @@ def results_envelope(
 
 
 def error_envelope(
-    action_type: str, code: ErrorCode, message: str, request: Request | None = None
+    action_type: str,
+    code: ErrorCode,
+    message: str,
+    request: Request | None = None,
+    retry_after: float | None = None,
 ) -> Envelope:
+    wait = None if retry_after is None else max(1, math.ceil(retry_after))  # never early
     return Envelope(
         actionType=action_type,
         state="error",
         message=ResultMessage(
             results=[Result(response=[ResponseItem(content=message, error_code=code.value)])]
         ),
-        error=ErrorDetail(code=code.value, message=message, retryable=code.retryable),
+        error=ErrorDetail(
+            code=code.value, message=message, retryable=code.retryable, retryAfter=wait
+        ),
         requestId=request.requestId if request else None,
         variant=_variant(request),
     )

@@ -198,7 +198,9 @@ class SocketSession:
             if exc.code is ErrorCode.PROCESSING_FAILED:
                 log.warning("websocket %s failed: %s", request.action, exc.message)
             record.failed_with(exc)
-            envelope = error_envelope(request.action, exc.code, exc.message, request.request)
+            envelope = error_envelope(
+                request.action, exc.code, exc.message, request.request, exc.retry_after
+            )
         except asyncio.CancelledError:
             record.failed_with(
                 ServiceError(ErrorCode.REQUEST_CANCELLED, "cancelled", reason="client_cancel")
