@@ -51,13 +51,24 @@ async def opened(queue: JobQueue) -> AsyncIterator[JobQueue]:
         await queue.close()
 
 
-# --- in this process (the SQLite default) ---------------------------------------------------
+@pytest.fixture(params=["in-process", "postgresql"])
+def queue_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The database a queue is for: none (the SQLite default's in-process queue), or a fresh
+    PostgreSQL database of the test's own."""
+    if request.param == "in-process":
+        yield IN_PROCESS
+        return
+    with fresh_database(service_url(POSTGRES_VARIABLE)) as url:
+        yield url
 
 
-def test_a_deferred_job_runs_once_with_its_id() -> None:
+# --- either queue ---------------------------------------------------------------------------
+
+
+def test_a_deferred_job_runs_once_with_its_id(queue_url: str) -> None:
     async def scenario() -> list[str]:
         recorder = Recorder(expected=2)
-        async with opened(queue_for(IN_PROCESS)) as queue:
+        async with opened(queue_for(queue_url)) as queue:
             queue.start_worker(recorder)
             await queue.defer("job-1")
             await queue.defer("job-2")
@@ -67,10 +78,10 @@ def test_a_deferred_job_runs_once_with_its_id() -> None:
     assert asyncio.run(scenario()) == ["job-1", "job-2"]
 
 
-def test_a_job_deferred_twice_runs_once() -> None:
+def test_a_job_deferred_twice_runs_once(queue_url: str) -> None:
     async def scenario() -> tuple[int, list[str]]:
         recorder = Recorder(expected=2)
-        async with opened(queue_for(IN_PROCESS)) as queue:
+        async with opened(queue_for(queue_url)) as queue:
             await queue.defer("twice")
             await queue.defer("twice")
             await queue.defer("after")
@@ -83,10 +94,10 @@ def test_a_job_deferred_twice_runs_once() -> None:
     assert asyncio.run(scenario()) == (2, ["twice", "after"])
 
 
-def test_a_job_cancelled_while_queued_never_runs() -> None:
+def test_a_job_cancelled_while_queued_never_runs(queue_url: str) -> None:
     async def scenario() -> tuple[bool, bool, list[str]]:
         recorder = Recorder(expected=1)
-        async with opened(queue_for(IN_PROCESS)) as queue:
+        async with opened(queue_for(queue_url)) as queue:
             await queue.defer("cancelled")
             await queue.defer("kept")
             cancelled = await queue.cancel("cancelled")
@@ -98,7 +109,7 @@ def test_a_job_cancelled_while_queued_never_runs() -> None:
     assert asyncio.run(scenario()) == (True, False, ["kept"])
 
 
-def test_a_job_cancelled_while_running_has_its_handler_cancelled() -> None:
+def test_a_job_cancelled_while_running_has_its_handler_cancelled(queue_url: str) -> None:
     async def scenario() -> bool:
         started, stopped = asyncio.Event(), asyncio.Event()
 
@@ -110,7 +121,7 @@ def test_a_job_cancelled_while_running_has_its_handler_cancelled() -> None:
                 stopped.set()
                 raise
 
-        async with opened(queue_for(IN_PROCESS)) as queue:
+        async with opened(queue_for(queue_url)) as queue:
             queue.start_worker(hang)
             await queue.defer("long")
             await asyncio.wait_for(started.wait(), WAIT_SECONDS)
@@ -121,7 +132,7 @@ def test_a_job_cancelled_while_running_has_its_handler_cancelled() -> None:
     assert asyncio.run(scenario())
 
 
-def test_stopping_the_worker_waits_for_the_running_job() -> None:
+def test_stopping_the_worker_waits_for_the_running_job(queue_url: str) -> None:
     async def scenario() -> tuple[bool, bool]:
         started, release = asyncio.Event(), asyncio.Event()
         finished: list[str] = []
@@ -131,7 +142,7 @@ def test_stopping_the_worker_waits_for_the_running_job() -> None:
             await release.wait()
             finished.append(job_id)
 
-        async with opened(queue_for(IN_PROCESS)) as queue:
+        async with opened(queue_for(queue_url)) as queue:
             queue.start_worker(slow)
             await queue.defer("slow")
             await asyncio.wait_for(started.wait(), WAIT_SECONDS)
@@ -143,6 +154,9 @@ def test_stopping_the_worker_waits_for_the_running_job() -> None:
         return stopped_early, finished == ["slow"]
 
     assert asyncio.run(scenario()) == (False, True)
+
+
+# --- in this process ------------------------------------------------------------------------
 
 
 def test_a_second_worker_is_refused() -> None:

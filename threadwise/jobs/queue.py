@@ -147,6 +147,7 @@ class JobQueue:
                     fetch_job_polling_interval=min(5.0, self.stalled_seconds / 3),
                     abort_job_polling_interval=min(5.0, self.stalled_seconds / 3),
                 )
+                logger.warning("the job worker stopped on its own; starting it again")
             except Exception:
                 logger.exception("the job worker failed; starting it again")
             finally:
@@ -160,7 +161,9 @@ class JobQueue:
             await asyncio.sleep(self.stalled_seconds / 3)
             try:
                 await self.recover_stalled()
-            except ConnectorException:
+            except Exception:
+                # The database away for a moment (a pool timeout, a closed connection): the
+                # next round tries again.
                 logger.exception("checking for stalled jobs failed; trying again")
 
 
