@@ -20,6 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("services", "doctor"),
     ("api",),
     ("serving",),
+    ("jobs",),
     ("superpowers",),
     ("engines", "text", "auth", "organizations", "db"),
     ("work_queue", "metrics", "cache", "ttl_cache", "shared_redis", "payload", "deadlines", "logs"),

@@ -1,0 +1,199 @@
+"""The job queue: threadwise job ids deferred to procrastinate and run by a worker in the server."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+
+from procrastinate import App, BaseConnector, PsycopgConnector
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
+from procrastinate.jobs import Job, Status
+from procrastinate.schema import SchemaManager
+from procrastinate.testing import InMemoryConnector
+from sqlalchemy.engine import make_url
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[str], Awaitable[None]]
+
+QUEUE = "threadwise"
+TASK = "threadwise.run_job"
+# Any constant of our own: replicas starting at once take it in turn to create the schema.
+SCHEMA_LOCK = 0x7468_7265_6164  # "thread"
+# The worker stops on its own when a side task fails (say the database went away for a
+# moment); it is started again after this pause rather than leaving the server without one.
+RESTART_SECONDS = 5.0
+
+
+class JobQueue:
+    """Jobs by threadwise id over a procrastinate app: defer, cancel, and one worker to run them.
+
+    A job whose worker stops beating for ``stalled_seconds`` (the process was killed) is queued
+    again, ``stalled_retries`` times at most, then dropped as failed.
+    """
+
+    def __init__(
+        self,
+        connector: BaseConnector,
+        *,
+        stalled_seconds: float = 30.0,
+        stalled_retries: int = 1,
+    ) -> None:
+        if stalled_seconds <= 0:
+            raise ValueError(f"stalled_seconds must be positive, got {stalled_seconds}")
+        self.app = App(connector=connector)
+        self.stalled_seconds = stalled_seconds
+        self.stalled_retries = stalled_retries
+        self._handler: Handler | None = None
+        self._worker: asyncio.Task[None] | None = None
+        # One task for every job: its only argument is the job id.
+        self._task = self.app.task(name=TASK, queue=QUEUE)(self._run)
+
+    async def open(self) -> None:
+        await self.app.open_async()
+        if isinstance(self.app.connector, PsycopgConnector):
+            await _create_schema(self.app.connector)
+
+    async def close(self) -> None:
+        await self.stop_worker()
+        await self.app.close_async()
+
+    async def defer(self, job_id: str, *, priority: int = 0) -> None:
+        """Queue ``job_id`` to run once; nothing happens if it is already queued."""
+        # The queueing lock refuses a second queued copy; the lock keeps two runs apart.
+        with suppress(AlreadyEnqueued):
+            await self._task.configure(
+                queueing_lock=job_id, lock=job_id, priority=priority
+            ).defer_async(job_id=job_id)
+
+    async def cancel(self, job_id: str) -> bool:
+        """Take ``job_id`` out of the queue, or stop its run (the handler is cancelled).
+
+        False when the job is neither queued nor running.
+        """
+        manager = self.app.job_manager
+        for job in await manager.list_jobs_async(queue=QUEUE, queueing_lock=job_id):
+            if job.id is not None and job.status in (Status.TODO.value, Status.DOING.value):
+                return await manager.cancel_job_by_id_async(job.id, abort=True)
+        return False
+
+    async def depth(self) -> int:
+        """How many jobs wait to run."""
+        queues = await self.app.job_manager.list_queues_async(queue=QUEUE)
+        return sum(int(queue["todo"]) for queue in queues)
+
+    def start_worker(self, handler: Handler, *, concurrency: int = 1) -> None:
+        """Run jobs with ``handler(job_id)``, ``concurrency`` at a time, in this event loop."""
+        if self._worker is not None:
+            raise RuntimeError("the job worker is already running: stop_worker() first")
+        self._handler = handler
+        self._worker = asyncio.create_task(self._work(concurrency), name="threadwise jobs")
+
+    async def stop_worker(self) -> None:
+        """Stop taking jobs and wait for the running ones to finish."""
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        # procrastinate turns the cancellation into a graceful stop: no new job is taken and
+        # the running ones are awaited. No time limit: a process killed meanwhile is the
+        # stalled case, and another worker takes its jobs up.
+        worker.cancel()
+        with suppress(asyncio.CancelledError):
+            await worker
+
+    async def recover_stalled(self) -> int:
+        """Queue again the jobs whose worker stopped beating; how many were queued again."""
+        manager = self.app.job_manager
+        requeued = 0
+        stalled = await manager.get_stalled_jobs(
+            queue=QUEUE, seconds_since_heartbeat=self.stalled_seconds
+        )
+        for job in stalled:
+            try:
+                if job.attempts < self.stalled_retries:
+                    await manager.retry_job(job)
+                    requeued += 1
+                    logger.warning("job %s: its worker stopped; queued again", _job_id(job))
+                else:
+                    await manager.finish_job(job, status=Status.FAILED, delete_job=True)
+                    logger.error("job %s: its worker stopped again; given up", _job_id(job))
+            except ConnectorException:
+                # Another replica's check took it first: the job is no longer "doing".
+                continue
+        return requeued
+
+    async def _run(self, job_id: str) -> None:
+        assert self._handler is not None, "a job ran with no worker started"
+        await self._handler(job_id)
+
+    async def _work(self, concurrency: int) -> None:
+        while True:
+            recovery = asyncio.create_task(self._recover_forever(), name="stalled jobs")
+            try:
+                await self.app.run_worker_async(
+                    queues=[QUEUE],
+                    concurrency=concurrency,
+                    wait=True,
+                    install_signal_handlers=False,
+                    # threadwise's own job records keep the outcome; procrastinate's rows
+                    # would only pile up (in memory, with the in-process connector).
+                    delete_jobs="always",
+                    # Three beats per stall timeout: a live worker is never taken for dead.
+                    update_heartbeat_interval=self.stalled_seconds / 3,
+                    stalled_worker_timeout=self.stalled_seconds,
+                    # A requeued stalled job sends no notification: polling finds it.
+                    fetch_job_polling_interval=min(5.0, self.stalled_seconds / 3),
+                    abort_job_polling_interval=min(5.0, self.stalled_seconds / 3),
+                )
+                logger.warning("the job worker stopped on its own; starting it again")
+            except Exception:
+                logger.exception("the job worker failed; starting it again")
+            finally:
+                recovery.cancel()
+                with suppress(asyncio.CancelledError):
+                    await recovery
+            await asyncio.sleep(RESTART_SECONDS)
+
+    async def _recover_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.stalled_seconds / 3)
+            try:
+                await self.recover_stalled()
+            except Exception:
+                # The database away for a moment (a pool timeout, a closed connection): the
+                # next round tries again.
+                logger.exception("checking for stalled jobs failed; trying again")
+
+
+def queue_for(
+    database_url: str, *, stalled_seconds: float = 30.0, stalled_retries: int = 1
+) -> JobQueue:
+    """The queue for threadwise's database: in PostgreSQL, else in this process."""
+    url = make_url(database_url)
+    connector: BaseConnector
+    if url.get_backend_name() == "postgresql":
+        # libpq wants a plain postgresql:// URL, not SQLAlchemy's postgresql+psycopg://.
+        conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        # The worker's listener holds one connection; jobs, beats and polls share the rest.
+        connector = PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
+    else:
+        # SQLite has no queue to share: the in-process one, refilled from the job records
+        # at start-up.
+        connector = InMemoryConnector()
+    return JobQueue(connector, stalled_seconds=stalled_seconds, stalled_retries=stalled_retries)
+
+
+async def _create_schema(connector: PsycopgConnector) -> None:
+    """Create procrastinate's tables unless there; one replica at a time."""
+    async with connector.pool.connection() as connection, connection.transaction():
+        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        cursor = await connection.execute("SELECT to_regclass('procrastinate_jobs')")
+        row = await cursor.fetchone()
+        if row is None or row[0] is None:
+            await connection.execute(SchemaManager.get_schema())
+
+
+def _job_id(job: Job) -> str:
+    return str(job.task_kwargs.get("job_id"))
