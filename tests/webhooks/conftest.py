@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from tests.webhooks.certificates import tls_contexts
+
+TLS_NAME = "hooks.example"
 
 
 @dataclass
@@ -21,6 +26,7 @@ class Receiver:
     received: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
     big_size: int = 256 * 1024
+    client_tls: ssl.SSLContext | None = None  # what trusts the server's certificate, over TLS
 
     @property
     def host(self) -> str:
@@ -63,9 +69,11 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-@pytest.fixture(scope="module")
-def _serving() -> Iterator[Receiver]:
+@contextlib.contextmanager
+def _served(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     serving = Receiver(server.server_address[1])
     server.RequestHandlerClass = _handler(serving)
     server.daemon_threads = True
@@ -78,6 +86,21 @@ def _serving() -> Iterator[Receiver]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@pytest.fixture(scope="module")
+def _serving() -> Iterator[Receiver]:
+    with _served() as serving:
+        yield serving
+
+
+@pytest.fixture(scope="module")
+def tls_receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]:
+    """A receiver over HTTPS, its certificate for ``TLS_NAME``; ``tls_client`` trusts it."""
+    server, client = tls_contexts(TLS_NAME, tmp_path_factory.mktemp("tls"))
+    with _served(server) as serving:
+        serving.client_tls = client
+        yield serving
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks import Webhook
 
-from tests.webhooks.conftest import Receiver
+from tests.webhooks.conftest import TLS_NAME, Receiver
 from threadwise.webhooks.delivery import deliver
 from threadwise.webhooks.signing import new_message_id, new_secret, signed_headers
 from threadwise.webhooks.targets import Target, resolve_target
@@ -91,3 +91,21 @@ async def test_the_connection_goes_to_the_checked_address(receiver: Receiver) ->
     assert (await deliver(target, BODY, {})).ok
     [(_, received, _)] = receiver.received
     assert received["Host"] == f"hooks.example:{receiver.port}"
+
+
+async def test_over_https_the_certificate_is_checked_for_the_urls_host(
+    tls_receiver: Receiver,
+) -> None:
+    """Connected to the checked address, TLS still names the URL's host (SNI) and checks
+    the certificate against it."""
+
+    def target(host: str) -> Target:
+        url = f"https://{host}:{tls_receiver.port}/hook"
+        return Target(url, "https", host, tls_receiver.port, "/hook", ("127.0.0.1",))
+
+    attempt = await deliver(target(TLS_NAME), BODY, {}, tls=tls_receiver.client_tls)
+    assert attempt.ok, attempt.error
+    assert tls_receiver.received[-1][1]["Host"] == f"{TLS_NAME}:{tls_receiver.port}"
+
+    wrong = await deliver(target("other.example"), BODY, {}, tls=tls_receiver.client_tls)
+    assert not wrong.ok and wrong.error is not None and "certificate" in wrong.error.lower()

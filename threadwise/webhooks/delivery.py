@@ -10,6 +10,7 @@ and at most ``max_response_bytes`` of the answer are read.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,9 +46,11 @@ async def deliver(
     *,
     timeout: float = 10.0,
     max_response_bytes: int = 64 * 1024,
+    tls: ssl.SSLContext | None = None,
 ) -> Attempt:
     """POST ``body`` (JSON) with ``headers`` (the signature's) to ``target``; the outcome,
-    whatever the receiver does."""
+    whatever the receiver does. ``tls`` is whom to trust over HTTPS (default: the system's
+    certificate authorities)."""
     started_at = datetime.now(UTC)
     start = time.perf_counter()
 
@@ -62,7 +65,9 @@ async def deliver(
         "Host": target.host_header,
     }
     # No proxies from the environment: the connection must go to the checked address.
-    async with httpx2.AsyncClient(follow_redirects=False, trust_env=False) as client:
+    async with httpx2.AsyncClient(
+        follow_redirects=False, trust_env=False, verify=tls or True
+    ) as client:
         try:
             async with asyncio.timeout(timeout):
                 status, response, location = await _post(
@@ -73,7 +78,8 @@ async def deliver(
         except httpx2.HTTPError as exc:
             return attempt(None, f"The request to {target.host} failed: {_reason(exc)}.")
     if 300 <= status < 400:
-        where = f" to {location}" if location else ""
+        # The Location is the receiver's to write: recorded, but not at any length.
+        where = f" to {location[:200]}" if location else ""
         return attempt(status, f"The receiver redirected{where}; redirects are not followed.")
     if not 200 <= status < 300:
         return attempt(status, f"The receiver answered {status}.", response)
