@@ -64,16 +64,17 @@ async def deliver(
         "User-Agent": USER_AGENT,
         "Host": target.host_header,
     }
-    # No proxies from the environment: the connection must go to the checked address.
+    # No proxies from the environment: the connection must go to the checked address. The
+    # client's own timeouts are the attempt's, which bounds the whole attempt besides.
     async with httpx2.AsyncClient(
-        follow_redirects=False, trust_env=False, verify=tls or True
+        follow_redirects=False, trust_env=False, verify=tls or True, timeout=timeout
     ) as client:
         try:
             async with asyncio.timeout(timeout):
                 status, response, location = await _post(
                     client, target, body, sent, max_response_bytes
                 )
-        except TimeoutError:
+        except (TimeoutError, httpx2.TimeoutException):
             return attempt(None, f"The receiver did not answer within {timeout:g} s.")
         except httpx2.HTTPError as exc:
             return attempt(None, f"The request to {target.host} failed: {_reason(exc)}.")
