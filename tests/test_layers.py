@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("serving",),
     ("jobs",),
     ("superpowers",),
-    ("engines", "text", "auth", "organizations", "db"),
+    ("engines", "text", "auth", "organizations", "webhooks", "db"),
     ("work_queue", "metrics", "cache", "ttl_cache", "shared_redis", "payload", "deadlines", "logs"),
     ("errors", "config"),
     ("protocol",),

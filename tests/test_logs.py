@@ -20,6 +20,7 @@ from tests.api.stack import auth_stack, new_org
 from tests.conftest import run_in_thread
 from threadwise.api.app import create_app
 from threadwise.logs import JsonFormatter, log_config, redact
+from threadwise.webhooks.signing import new_secret
 
 pytestmark = pytest.mark.usefixtures("isolated_logging")
 
@@ -64,6 +65,12 @@ def test_api_keys_are_redacted(line: str) -> None:
     cleaned = redact(line)
     assert API_KEY not in cleaned and "anything-a-client-sends" not in cleaned
     assert "redacted" in cleaned
+
+
+def test_webhook_secrets_are_redacted() -> None:
+    secret = new_secret()
+    cleaned = redact(f"signing with {secret} for org o1")
+    assert secret not in cleaned and "[redacted webhook secret] for org o1" in cleaned
 
 
 def test_client_ids_are_redacted() -> None:

@@ -30,6 +30,8 @@ _REDACTIONS = [
     (re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), "[redacted token]"),
     (re.compile(r"tws_[A-Za-z0-9_-]{16,}"), "[redacted secret]"),
     (re.compile(r"twk_[0-9a-f]{16}_[A-Za-z0-9_-]{16,}"), "[redacted API key]"),
+    # A webhook signing secret (Standard Webhooks: whsec_ and base64).
+    (re.compile(r"whsec_[A-Za-z0-9+/=_-]{16,}"), "[redacted webhook secret]"),
     # A client id is half of a client's credentials.
     (re.compile(r"twc_[0-9a-f]{24}"), "[redacted client id]"),
 ]

@@ -19,6 +19,7 @@ from threadwise.cli import (
     organizations,
     serve,
     usage,
+    webhooks,
 )
 from threadwise.cli.output import progress
 from threadwise.client.command import add_connection_options
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         aspects,
         glossaries,
         usage,
+        webhooks,
         keys,
     ):
         group.add_commands(commands)

@@ -16,6 +16,7 @@ from threadwise.config import Settings
 from threadwise.db.database import Database
 from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
+from threadwise.webhooks.secret_store import WebhookSecretStore
 
 
 @contextmanager
@@ -56,3 +57,9 @@ def glossary_store(settings: Settings) -> Iterator[GlossaryStore]:
 def api_key_store(settings: Settings) -> Iterator[ApiKeyStore]:
     with client_registry(settings) as registry:
         yield ApiKeyStore(registry.database, SecretHasher(), registry, settings.store_cache_seconds)
+
+
+@contextmanager
+def webhook_secret_store(settings: Settings) -> Iterator[WebhookSecretStore]:
+    with database(settings) as opened:
+        yield WebhookSecretStore(opened)

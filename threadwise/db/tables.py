@@ -1,6 +1,7 @@
 """The schema: tenants, their clients and the organizations each may act for, the audit log,
 each organization's policies (its defaults, its custom summary aspects and its quota), its
-translation terms (glossaries and do-not-translate terms), and its usage per day.
+translation terms (glossaries and do-not-translate terms), its usage per day, and the secrets
+that sign its webhooks.
 
 Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
 a test checks that the two agree.
@@ -227,3 +228,20 @@ class UsageDaily(Base):
     characters: Mapped[int] = mapped_column(BigInteger)  # a translation's, once per target
     prompt_tokens: Mapped[int] = mapped_column(BigInteger)
     completion_tokens: Mapped[int] = mapped_column(BigInteger)
+
+
+class WebhookSecret(Base):
+    """A secret that signs an organization's webhooks. Kept as it is, not hashed: signing
+    needs it. A rotated-out one signs too until ``expires_at``, so receivers can switch."""
+
+    __tablename__ = "webhook_secrets"
+    __table_args__ = (
+        Index("ix_webhook_secrets_tenant_organization_id", "tenant", "organization_id"),
+    )
+
+    secret_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant: Mapped[str] = mapped_column(ForeignKey("tenants.name", ondelete="CASCADE"))
+    organization_id: Mapped[str] = mapped_column(String(256))
+    secret: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    expires_at: Mapped[datetime | None]  # NULL: current
