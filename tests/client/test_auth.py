@@ -33,10 +33,13 @@ class TokenEndpoint:
         self.issued = 0
         self.expired: set[str] = set()
         self.seen: list[str] = []
+        # When set up, a token is issued only once the test opens it: callers pile up meanwhile.
+        self.gate: asyncio.Event | None = None
 
     async def __call__(self, request: httpx2.Request) -> httpx2.Response:
         if request.url.path == "/auth/oauth2/token":
-            await asyncio.sleep(0.01)  # long enough for concurrent callers to pile up
+            if self.gate is not None:
+                await self.gate.wait()
             self.issued += 1
             token = f"tok-{self.issued}"
             return httpx2.Response(200, json={"access_token": token, "expires_in": self.expires_in})
@@ -59,8 +62,13 @@ def client(endpoint: TokenEndpoint, credentials: ClientCredentials) -> Threadwis
 async def test_concurrent_callers_share_one_fetch() -> None:
     endpoint = TokenEndpoint()
     credentials = ClientCredentials("twc_1", "tws_1")
+    endpoint.gate = asyncio.Event()
     async with client(endpoint, credentials) as threadwise:
-        await asyncio.gather(*(threadwise.languages() for _ in range(10)))
+        calls = asyncio.gather(*(threadwise.languages() for _ in range(10)))
+        for _ in range(20):  # every caller runs until it waits for the one token fetch
+            await asyncio.sleep(0)
+        endpoint.gate.set()
+        await calls
     assert endpoint.issued == 1 and set(endpoint.seen) == {"tok-1"}
 
 
