@@ -456,6 +456,44 @@ class Settings(BaseSettings):
         default=1000, ge=0, description="Answers kept in the process's result cache, at most."
     )
 
+    jobs_retention_hours: float = Field(
+        default=24.0,
+        gt=0,
+        description="How long an asynchronous job's result (or error) is kept once it ends; "
+        "then `GET /jobs/{id}` answers 404.",
+    )
+    jobs_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="Jobs (and webhook deliveries) one replica works on at a time; their "
+        "work queues behind the synchronous requests.",
+    )
+    jobs_max_queued_per_organization: int = Field(
+        default=10_000,
+        ge=1,
+        description="An organization's jobs queued or running at most; one more is refused "
+        "with 429 `RATE_LIMITED`.",
+    )
+    jobs_stalled_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A running job whose replica has not said it is alive for this long "
+        "(killed) is taken up by another.",
+    )
+    webhook_allowed_hosts: str = Field(
+        default="",
+        description="Comma-separated `host` or `host:port` that webhooks may go to although "
+        "they resolve to a loopback, private or link-local address (a receiver on the "
+        "operator's own network). Every other such URL is refused.",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=60,
+        description="How long one webhook delivery attempt may take, connection included.",
+    )
+
     shutdown_grace_seconds: float = Field(
         default=30.0,
         ge=0,
@@ -477,6 +515,11 @@ class Settings(BaseSettings):
         ):
             self.store_cache_seconds = self.client_cache_seconds
         return self
+
+    @property
+    def webhook_hosts(self) -> tuple[str, ...]:
+        """``webhook_allowed_hosts`` as a list."""
+        return tuple(h.strip() for h in self.webhook_allowed_hosts.split(",") if h.strip())
 
     @property
     def default_engine(self) -> EngineChoice:

@@ -128,6 +128,28 @@ class Metrics(SchedulerObserver):
         self.ready = Gauge(
             "threadwise_ready", "1 when the service takes traffic (see /readyz).", registry=r
         )
+        self.jobs_queued = Gauge(
+            "threadwise_jobs_queued",
+            "Asynchronous jobs waiting for a worker, on every replica: scale on this too.",
+            registry=r,
+        )
+        self.jobs_oldest_queued = Gauge(
+            "threadwise_jobs_oldest_queued_seconds",
+            "How long the oldest queued job has waited.",
+            registry=r,
+        )
+        self.jobs_ended = Counter(
+            "threadwise_jobs_ended",
+            "Asynchronous jobs this replica ended, by operation and status.",
+            ["operation", "status"],
+            registry=r,
+        )
+        self.webhook_attempts = Counter(
+            "threadwise_webhook_attempts",
+            "Webhook deliveries attempted, by outcome (delivered, retried, failed).",
+            ["outcome"],
+            registry=r,
+        )
 
     def count_request(
         self, operation: str, code: str, organization: str | None, transport: str

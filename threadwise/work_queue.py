@@ -5,8 +5,10 @@ room, so that an overloaded server answers ``503 OVERLOADED`` at once (with a ``
 estimated from what is queued) instead of letting requests wait without bound. Jobs carry a
 priority: interactive work (a translation a user waits for) is taken before batch work (a
 summary), but a batch job that has waited ``BATCH_DELAY_SECONDS`` ranks with new interactive
-work, so neither starves. A job whose caller goes away (its asyncio task is cancelled: a
-dropped connection, a WebSocket cancel frame) leaves the queue at once; a running job is told
+work, so neither starves. Background work (an asynchronous job's, ``in_background``) ranks
+behind both for ``BACKGROUND_DELAY_SECONDS``. A job whose caller goes away (its asyncio task
+is cancelled: a dropped connection, a WebSocket cancel frame) leaves the queue at once; a
+running job is told
 through its deadline and stops at its next check. A job may name *lanes*: no two jobs of a
 lane run at once, so that the jobs of one lane (large requests, say) wait in the queue for
 each other and never hold every thread. A job runs in the context variables of the code that
@@ -16,6 +18,7 @@ queued it (a request's token meter, say), as ``asyncio.to_thread`` would run it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import itertools
@@ -23,7 +26,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -42,11 +45,31 @@ Policy = Literal["priority", "fifo"]
 
 # How long a batch job may wait before it ranks with interactive work queued now.
 BATCH_DELAY_SECONDS = 30.0
+# How long background work may wait before it ranks with requests queued now: requests come
+# first, but a steady stream of them does not hold an asynchronous job back for ever.
+BACKGROUND_DELAY_SECONDS = 600.0
 
 
 class Priority(IntEnum):
     INTERACTIVE = 0  # short work a user waits for (a translation by the model)
     BATCH = 1  # long work (a summary)
+    BACKGROUND = 2  # an asynchronous job's work: nobody waits on a connection for it
+
+
+_background: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "threadwise_background", default=False
+)
+
+
+@contextlib.contextmanager
+def in_background() -> Iterator[None]:
+    """Queue the work started within as ``Priority.BACKGROUND``, whatever its own priority:
+    an asynchronous job runs the superpowers as a request does, behind the requests."""
+    token = _background.set(True)
+    try:
+        yield
+    finally:
+        _background.reset(token)
 
 
 @dataclass
@@ -118,7 +141,9 @@ class Scheduler:
         self._counts = dict.fromkeys(Priority, 0)  # waiting or running, per priority
         self._order = itertools.count()
         # Recent run time per unit of cost, per priority: the basis of every wait estimate.
-        self._mean = dict(zip(Priority, typical_seconds, strict=True))
+        # Background work is of either kind: the slower one's guess until measured.
+        guesses = (*typical_seconds, max(typical_seconds))
+        self._mean = dict(zip(Priority, guesses, strict=True))
         self._observed: set[Priority] = set()
         self._closed = False
         for number in range(workers):
@@ -180,6 +205,8 @@ class Scheduler:
     # --- admission --------------------------------------------------------------------------
 
     def _rank(self, priority: Priority, now: float) -> float:
+        if priority is Priority.BACKGROUND:
+            return now + BACKGROUND_DELAY_SECONDS
         if self.policy == "fifo" or priority is Priority.INTERACTIVE:
             return now
         return now + BATCH_DELAY_SECONDS
@@ -253,6 +280,8 @@ class Scheduler:
 
         Cancelling the awaiting task removes a waiting job from the queue (its slot is free at
         once) and tells a running one, through ``deadline``, to stop at its next check."""
+        if _background.get():
+            priority = Priority.BACKGROUND
         job = self._enqueue(work, deadline, priority, cost, frozenset(lanes))
         try:
             return await asyncio.wrap_future(job.future)

@@ -19,8 +19,9 @@ TLS_NAME = "hooks.example"
 @dataclass
 class Receiver:
     """What the server received; ``/status/N`` answers N, ``/slow`` answers once ``release``
-    is set, ``/redirect`` sends elsewhere, ``/big`` answers ``big_size`` bytes, any other
-    path 204."""
+    is set, ``/redirect`` sends elsewhere, ``/big`` answers ``big_size`` bytes; under
+    ``/first/``, the first request to a path answers as above (``/first/status/500``) and
+    the later ones 204; any other path 204."""
 
     port: int
     received: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
@@ -40,15 +41,19 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            path = self.path
+            if path.startswith("/first/"):
+                seen = any(earlier == path for earlier, _, _ in receiver.received)
+                path = "/" if seen else path.removeprefix("/first")
             receiver.received.append((self.path, dict(self.headers.items()), body))
-            if self.path.startswith("/status/"):
-                self._answer(int(self.path.rsplit("/", 1)[1]))
-            elif self.path == "/slow":
+            if path.startswith("/status/"):
+                self._answer(int(path.rsplit("/", 1)[1]))
+            elif path == "/slow":
                 receiver.release.wait(30)
                 self._answer(204)
-            elif self.path == "/redirect":
+            elif path == "/redirect":
                 self._answer(302, location=receiver.url("/elsewhere"))
-            elif self.path == "/big":
+            elif path == "/big":
                 self._answer(200, b"x" * receiver.big_size)
             else:
                 self._answer(204)
@@ -70,7 +75,7 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
 
 
 @contextlib.contextmanager
-def _served(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
+def served(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
@@ -90,7 +95,7 @@ def _served(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
 
 @pytest.fixture(scope="module")
 def _serving() -> Iterator[Receiver]:
-    with _served() as serving:
+    with served() as serving:
         yield serving
 
 
@@ -98,7 +103,7 @@ def _serving() -> Iterator[Receiver]:
 def tls_receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]:
     """A receiver over HTTPS, its certificate for ``TLS_NAME``; ``tls_client`` trusts it."""
     server, client = tls_contexts(TLS_NAME, tmp_path_factory.mktemp("tls"))
-    with _served(server) as serving:
+    with served(server) as serving:
         serving.client_tls = client
         yield serving
 

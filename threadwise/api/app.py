@@ -18,6 +18,7 @@ from threadwise.api.routes import (
     docs,
     glossaries,
     health,
+    jobs,
     languages,
     metrics,
     playground,
@@ -63,11 +64,14 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if start is not None:
             start()
+        await serving.jobs.start()
         try:
             yield
         finally:
             # Under `threadwise serve` the sockets are closed before this (api/server.py).
             await sockets.close_all(serving.settings.websocket_shutdown_seconds)
+            # Running jobs end their part; the queued ones wait for any replica.
+            await serving.jobs.stop(serving.settings.shutdown_grace_seconds)
             if close is not None:
                 close()
 
@@ -93,6 +97,7 @@ def create_app(
     app.include_router(playground.router)
     app.include_router(auth.router)
     app.include_router(superpowers.router)
+    app.include_router(jobs.router)
     app.include_router(languages.router)
     app.include_router(glossaries.router)
     app.include_router(usage.router)

@@ -29,6 +29,28 @@ async def read_message_body(request: Request, max_bytes: int) -> MessageBody:
     )
 
 
+async def read_job_body(request: Request, max_bytes: int) -> tuple[MessageBody, str | None]:
+    """A job's body: a ``MessageBody`` and, beside it, an optional ``webhook`` with a
+    ``url``."""
+    raw = await _read_limited(
+        request, max_bytes, "Send fewer or shorter conversations per job, or several jobs."
+    )
+    data = decode_json(raw, "The body", "Send UTF-8 JSON: an object with 'session' and 'request'.")
+    body = json_object(data, "The body must be a JSON object with 'session' and 'request'")
+    webhook = body.pop("webhook", None)
+    url: str | None = None
+    if webhook is not None:
+        url = webhook.get("url") if isinstance(webhook, dict) else None
+        if not isinstance(url, str) or not url.strip() or len(url) > 2048:
+            raise ServiceError(
+                ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+                "webhook must be an object whose url is the https:// address (at most 2048 "
+                'characters) to call when the job ends: {"webhook": {"url": "https://…"}}.',
+            )
+        url = url.strip()
+    return validate(MessageBody, body), url
+
+
 async def read_model(request: Request, model: type[M], max_bytes: int, smaller: str) -> M:
     """The body as ``model`` (named so in /openapi.json); ``smaller`` says how to send less."""
     raw = await _read_limited(request, max_bytes, smaller)

@@ -38,13 +38,13 @@ class AuthorizationHeader(SecurityBase):
         return request.headers.get("authorization")
 
 
-_authorization = AuthorizationHeader()
+authorization_header = AuthorizationHeader()
 
 
 async def get_principal(
     request: Request,
     serving: ServingDep,
-    authorization: Annotated[str | None, Security(_authorization)],
+    authorization: Annotated[str | None, Security(authorization_header)],
 ) -> Principal:
     """Who calls: 401 here, before the body is read or any work is done."""
     token = bearer_token(authorization)
@@ -74,7 +74,7 @@ def admitted(operation: Operation) -> Callable[..., Awaitable[Admitted]]:
     bookkeeping."""
 
     async def admit(
-        request: Request, authorization: Annotated[str | None, Security(_authorization)]
+        request: Request, authorization: Annotated[str | None, Security(authorization_header)]
     ) -> Admitted:
         serving: ServingContext = request.app.state.serving
         max_bytes = serving.settings.max_body_bytes
@@ -96,7 +96,7 @@ AdmittedTranslate = Annotated[Admitted, Depends(admitted("translate"))]
 async def require_metrics_access(
     request: Request,
     serving: ServingDep,
-    authorization: Annotated[str | None, Security(_authorization)],
+    authorization: Annotated[str | None, Security(authorization_header)],
 ) -> None:
     """For ``/metrics``: its own token when THREADWISE_METRICS_TOKEN is set, else only from
     this machine."""

@@ -1,7 +1,7 @@
 """The schema: tenants, their clients and the organizations each may act for, the audit log,
 each organization's policies (its defaults, its custom summary aspects and its quota), its
-translation terms (glossaries and do-not-translate terms), its usage per day, and the secrets
-that sign its webhooks.
+translation terms (glossaries and do-not-translate terms), its usage per day, the secrets
+that sign its webhooks, and its asynchronous jobs.
 
 Changing it needs a migration in ``migrations/versions`` (``alembic revision --autogenerate``);
 a test checks that the two agree.
@@ -148,6 +148,8 @@ class OrganizationSettings(Base):
     redact_personal_data: Mapped[str | None] = mapped_column(String(16))
     # The message characters its requests may use per UTC calendar month; NULL: no quota.
     monthly_characters: Mapped[int | None] = mapped_column(BigInteger)
+    # Where its jobs' webhooks go when a job names no URL; NULL: nowhere.
+    webhook_url: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[datetime]
 
 
@@ -245,3 +247,52 @@ class WebhookSecret(Base):
     secret: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime]
     expires_at: Mapped[datetime | None]  # NULL: current
+
+
+class Job(Base):
+    """An asynchronous summarize or translate request: its body, its state, its progress
+    (conversations done, with their answers), its result until ``expires_at``, and its
+    webhook's deliveries."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        Index("ix_jobs_tenant_organization_id", "tenant", "organization_id", "created_at"),
+        Index("ix_jobs_status", "status"),
+        Index("ix_jobs_expires_at", "expires_at"),
+        Index(
+            "ix_jobs_idempotency",
+            "tenant",
+            "organization_id",
+            "idempotency_key",
+            unique=True,
+        ),
+    )
+
+    job_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    tenant: Mapped[str] = mapped_column(ForeignKey("tenants.name", ondelete="CASCADE"))
+    organization_id: Mapped[str] = mapped_column(String(256))
+    operation: Mapped[str] = mapped_column(String(16))  # summarize, translate
+    status: Mapped[str] = mapped_column(String(16))  # queued running completed failed cancelled
+    body: Mapped[str] = mapped_column(Text)  # the request's JSON, as parsed
+    request_id: Mapped[str | None] = mapped_column(Text)
+    idempotency_key: Mapped[str | None] = mapped_column(String(256))
+    fingerprint: Mapped[str | None] = mapped_column(String(64))
+    # Characters held against the monthly quota, less those already counted as used.
+    reserved_characters: Mapped[int] = mapped_column(BigInteger)
+    progress_done: Mapped[int] = mapped_column(Integer)
+    progress_total: Mapped[int] = mapped_column(Integer)
+    partial: Mapped[str | None] = mapped_column(Text)  # JSON: the answers of the parts done
+    result: Mapped[str | None] = mapped_column(Text)  # JSON: the response envelope
+    error_code: Mapped[str | None] = mapped_column(String(64))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    runs: Mapped[int] = mapped_column(Integer)  # times a worker took it up
+    webhook_url: Mapped[str | None] = mapped_column(Text)
+    webhook_status: Mapped[str | None] = mapped_column(String(16))
+    webhook_message_id: Mapped[str | None] = mapped_column(String(64))
+    webhook_attempts: Mapped[str | None] = mapped_column(Text)  # JSON list
+    webhook_next_at: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    expires_at: Mapped[datetime | None]

@@ -1,4 +1,5 @@
-"""The job queue: threadwise job ids deferred to procrastinate and run by a worker in the server."""
+"""The job queue: threadwise job ids deferred to procrastinate and run by a worker in the server,
+and the deliveries of their webhooks, each at its time."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ Handler = Callable[[str], Awaitable[None]]
 
 QUEUE = "threadwise"
 TASK = "threadwise.run_job"
+NOTICE_TASK = "threadwise.deliver_webhook"
 # Any constant of our own: replicas starting at once take it in turn to create the schema.
 SCHEMA_LOCK = 0x7468_7265_6164  # "thread"
 # The worker stops on its own when a side task fails (say the database went away for a
@@ -47,17 +49,20 @@ class JobQueue:
         self.stalled_seconds = stalled_seconds
         self.stalled_retries = stalled_retries
         self._handler: Handler | None = None
+        self._notifier: Handler | None = None
         self._worker: asyncio.Task[None] | None = None
-        # One task for every job: its only argument is the job id.
+        # One task for every job, and one for every webhook delivery: their only argument
+        # is the job id.
         self._task = self.app.task(name=TASK, queue=QUEUE)(self._run)
+        self._notice_task = self.app.task(name=NOTICE_TASK, queue=QUEUE)(self._notify)
 
     async def open(self) -> None:
         await self.app.open_async()
         if isinstance(self.app.connector, PsycopgConnector):
             await _create_schema(self.app.connector)
 
-    async def close(self) -> None:
-        await self.stop_worker()
+    async def close(self, grace_seconds: float | None = None) -> None:
+        await self.stop_worker(grace_seconds)
         await self.app.close_async()
 
     async def defer(self, job_id: str, *, priority: int = 0) -> None:
@@ -66,6 +71,16 @@ class JobQueue:
         with suppress(AlreadyEnqueued):
             await self._task.configure(
                 queueing_lock=job_id, lock=job_id, priority=priority
+            ).defer_async(job_id=job_id)
+
+    async def defer_notice(self, job_id: str, *, delay: float = 0.0) -> None:
+        """Deliver ``job_id``'s webhook in ``delay`` seconds; once, if already waiting."""
+        lock = f"notice:{job_id}"
+        with suppress(AlreadyEnqueued):
+            await self._notice_task.configure(
+                queueing_lock=lock,
+                lock=lock,
+                schedule_in={"milliseconds": max(0, round(delay * 1000))},
             ).defer_async(job_id=job_id)
 
     async def cancel(self, job_id: str) -> bool:
@@ -80,26 +95,35 @@ class JobQueue:
         return False
 
     async def depth(self) -> int:
-        """How many jobs wait to run."""
+        """How many tasks wait to run: jobs, and webhook deliveries that are due."""
         queues = await self.app.job_manager.list_queues_async(queue=QUEUE)
         return sum(int(queue["todo"]) for queue in queues)
 
-    def start_worker(self, handler: Handler, *, concurrency: int = 1) -> None:
-        """Run jobs with ``handler(job_id)``, ``concurrency`` at a time, in this event loop."""
+    def start_worker(
+        self, handler: Handler, *, notifier: Handler | None = None, concurrency: int = 1
+    ) -> None:
+        """Run jobs with ``handler(job_id)`` and deliver webhooks with ``notifier(job_id)``,
+        ``concurrency`` at a time, in this event loop."""
         if self._worker is not None:
             raise RuntimeError("the job worker is already running: stop_worker() first")
         self._handler = handler
+        self._notifier = notifier
         self._worker = asyncio.create_task(self._work(concurrency), name="threadwise jobs")
 
-    async def stop_worker(self) -> None:
-        """Stop taking jobs and wait for the running ones to finish."""
+    async def stop_worker(self, grace_seconds: float | None = None) -> None:
+        """Stop taking jobs and wait for the running ones to finish; after
+        ``grace_seconds`` (None: no limit) they are cancelled."""
         worker, self._worker = self._worker, None
         if worker is None:
             return
         # procrastinate turns the cancellation into a graceful stop: no new job is taken and
-        # the running ones are awaited. No time limit: a process killed meanwhile is the
-        # stalled case, and another worker takes its jobs up.
+        # the running ones are awaited; a second cancellation cancels them. A process killed
+        # meanwhile is the stalled case, and another worker takes its jobs up.
         worker.cancel()
+        done, _ = await asyncio.wait({worker}, timeout=grace_seconds)
+        if not done:
+            logger.warning("jobs still running after %s s: cancelled", grace_seconds)
+            worker.cancel()
         with suppress(asyncio.CancelledError):
             await worker
 
@@ -127,6 +151,12 @@ class JobQueue:
     async def _run(self, job_id: str) -> None:
         assert self._handler is not None, "a job ran with no worker started"
         await self._handler(job_id)
+
+    async def _notify(self, job_id: str) -> None:
+        if self._notifier is None:
+            logger.error("job %s: a webhook was due, but this worker delivers none", job_id)
+            return
+        await self._notifier(job_id)
 
     async def _work(self, concurrency: int) -> None:
         while True:

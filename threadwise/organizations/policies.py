@@ -45,6 +45,8 @@ class OrganizationPolicy:
     custom_aspects: tuple[CustomAspect, ...] = ()  # ordered by name
     # The message characters its requests may use per UTC calendar month; None: no quota.
     monthly_characters: int | None = None
+    # Where its jobs' webhooks go when a job names no URL; None: nowhere.
+    webhook_url: str | None = None
 
 
 class OrganizationPolicies:
@@ -84,9 +86,10 @@ class OrganizationPolicies:
         summary_aspects: Sequence[str] | _Keep | None = _KEEP,
         redact_personal_data: str | _Keep | None = _KEEP,
         monthly_characters: int | _Keep | None = _KEEP,
+        webhook_url: str | _Keep | None = _KEEP,
     ) -> OrganizationPolicy:
-        """Set the defaults and the quota given; an empty list, ``None``, ``"off"`` or a
-        quota of 0 clears one."""
+        """Set the defaults and the quota given; an empty list, ``None``, ``"off"``, a
+        quota of 0 or an empty URL clears one."""
         tenant, organization = tenant_name(tenant), organization_id(organization)
         if isinstance(summary_aspects, str):
             raise ValueError(
@@ -98,6 +101,7 @@ class OrganizationPolicies:
             aspects = _stored_aspects(row.summary_aspects) if row else ()
             mode = _redact_mode(row.redact_personal_data) if row else None
             quota = row.monthly_characters if row else None
+            hook = row.webhook_url if row else None
             if not isinstance(summary_aspects, _Keep):
                 known = session.scalars(_aspect_names(tenant, organization)).all()
                 aspects = _default_aspects(summary_aspects or (), known, organization)
@@ -105,7 +109,9 @@ class OrganizationPolicies:
                 mode = _redact_mode(redact_personal_data)
             if not isinstance(monthly_characters, _Keep):
                 quota = _quota(monthly_characters)
-            if not aspects and mode is None and quota is None:
+            if not isinstance(webhook_url, _Keep):
+                hook = _webhook_url(webhook_url)
+            if not aspects and mode is None and quota is None and hook is None:
                 if row is not None:  # nothing left to store
                     session.delete(row)
             else:
@@ -115,6 +121,7 @@ class OrganizationPolicies:
                 row.summary_aspects = json.dumps(list(aspects)) if aspects else None
                 row.redact_personal_data = mode
                 row.monthly_characters = quota
+                row.webhook_url = hook
                 row.updated_at = datetime.now(UTC)
             session.flush()
             policy = _load(session, tenant, organization)
@@ -223,7 +230,21 @@ def _load(session: Session, tenant: str, organization: str) -> OrganizationPolic
         redact_personal_data=_redact_mode(row.redact_personal_data),
         custom_aspects=tuple(custom),
         monthly_characters=row.monthly_characters,
+        webhook_url=row.webhook_url,
     )
+
+
+def _webhook_url(url: str | None) -> str | None:
+    """``url`` if it is an http(s) URL; empty or None clears the default."""
+    url = (url or "").strip()
+    if not url:
+        return None
+    if not url.lower().startswith(("https://", "http://")) or len(url) > 2048:
+        raise ValueError(
+            f"A webhook URL starts with https:// (or http://) and has at most 2048 "
+            f"characters; got {url[:80]!r}."
+        )
+    return url
 
 
 def _aspect_names(tenant: str, organization: str) -> Select[str]:

@@ -181,11 +181,18 @@ class UsageStore:
             return self._used_locked(tenant, organization, month, stored)
 
     async def reserve(
-        self, tenant: str, organization: str, characters: int, quota: int | None, now: datetime
+        self,
+        tenant: str,
+        organization: str,
+        characters: int,
+        quota: int | None,
+        now: datetime,
+        *,
+        held_elsewhere: int = 0,
     ) -> Reservation | QuotaReached:
         """Hold ``characters`` of ``now``'s month for a request about to run, if with what
-        the organization used and its running requests hold they fit ``quota`` (None: no
-        quota); else hold nothing."""
+        the organization used, its running requests hold and ``held_elsewhere`` (its queued
+        jobs) they fit ``quota`` (None: no quota); else hold nothing."""
         month = month_start(utc_day(now))
         # The database is read before, not in, the step that checks and holds: a request
         # never waits for it holding the lock.
@@ -194,7 +201,7 @@ class UsageStore:
         with self._lock:
             if quota is not None:
                 used = self._used_locked(tenant, organization, month, stored)
-                used += self._held.get(key, 0)
+                used += self._held.get(key, 0) + held_elsewhere
                 if used + characters > quota:
                     return QuotaReached(used)
             self._held[key] = self._held.get(key, 0) + characters

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+import anyio.to_thread
+
 from threadwise import __version__
 from threadwise.cache import Cache, InProcessCache, RedisCache
 from threadwise.config import Settings
@@ -21,6 +23,7 @@ from threadwise.payload import PayloadLimits
 from threadwise.services.auth import build_auth_services
 from threadwise.services.container import LanguageModel, Services
 from threadwise.services.engines import build_engines
+from threadwise.services.jobs import build_jobs, build_store
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
@@ -169,6 +172,12 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     policies = OrganizationPolicies(auth.database, settings.store_cache_seconds)
     glossaries = GlossaryStore(auth.database, settings.store_cache_seconds)
     usage = UsageStore(auth.database, settings.store_cache_seconds)
+    job_store = build_store(auth.database)
+
+    async def held_by_jobs(tenant: str, organization: str) -> int:
+        _, held = await anyio.to_thread.run_sync(job_store.active_count, tenant, organization)
+        return held
+
     operations = Operations(
         summarize=summarize,
         translate=translate,
@@ -183,6 +192,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         policies=policies,
         glossaries=glossaries,
         usage=usage,
+        held_by_jobs=held_by_jobs,
     )
     return Services(
         settings=settings,
@@ -211,4 +221,5 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         policies=policies,
         glossaries=glossaries,
         usage=usage,
+        jobs=build_jobs(settings, job_store, operations, policies, metrics),
     )

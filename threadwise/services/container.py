@@ -25,6 +25,7 @@ from threadwise.serving.context import ServingContext
 from threadwise.serving.idempotency import (
     IdempotencyStore,
 )
+from threadwise.serving.jobs import Jobs
 from threadwise.serving.languages import languages_document
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations
@@ -86,6 +87,8 @@ class Services:
     policies: OrganizationPolicies
     glossaries: GlossaryStore
     usage: UsageStore
+    # Asynchronous jobs: submitted through the transports, run by this replica's worker.
+    jobs: Jobs
     _loading: list[Future[None]] = field(default_factory=list, repr=False)
 
     def start(self) -> None:
@@ -179,6 +182,7 @@ class Services:
             policies=self.policies,
             glossaries=self.glossaries,
             usage=self.usage,
+            jobs=self.jobs,
             languages=functools.partial(languages_document, self.default_translator.router),
             identify=self.identifier.detect_with_probability,
         )

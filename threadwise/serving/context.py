@@ -15,6 +15,7 @@ from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.organizations.usage import UsageStore
 from threadwise.serving.admission import Admission
+from threadwise.serving.jobs import Jobs
 from threadwise.serving.lifecycle import Lifecycle
 from threadwise.serving.operations import Operations
 
@@ -55,6 +56,8 @@ class ServingContext:
     policies: OrganizationPolicies
     glossaries: GlossaryStore
     usage: UsageStore
+    # Asynchronous jobs (``/jobs``); started and stopped with the app.
+    jobs: Jobs
     # The document GET /languages answers (serving/languages.py).
     languages: Callable[[], dict[str, Any]]
     # The language of a text and how sure that is (0 to 1); None for a text without words.

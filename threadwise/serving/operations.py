@@ -68,6 +68,7 @@ class Operations:
         policies: OrganizationPolicies | None = None,
         glossaries: GlossaryStore | None = None,
         usage: UsageStore | None = None,
+        held_by_jobs: Callable[[str, str], Awaitable[int]] | None = None,
     ) -> None:
         self.summarize = summarize
         self.translate = translate
@@ -82,6 +83,8 @@ class Operations:
         self.policies = policies
         self.glossaries = glossaries
         self.usage = usage
+        # The characters an organization's unfinished jobs hold against its monthly quota.
+        self.held_by_jobs = held_by_jobs
 
     async def run(
         self,
@@ -93,6 +96,7 @@ class Operations:
         idempotency_key: str | None = None,
         on_partial: Callable[[str], None] | None = None,
         charged: int | None = None,
+        quota_held: bool = False,
     ) -> Results:
         """Answer ``body`` for the caller's ``tenant``, under its organization's policies;
         tenant and organization keep caches and keys apart. ``on_partial`` gets a summary's
@@ -103,7 +107,8 @@ class Operations:
         characters (a translation's once per target language, as the character rate limit
         counts them) and the model tokens its work spent, which are none for an answer from
         the result cache. Its characters (``charged``, as admission counted them) are held
-        against the monthly quota while it runs. A
+        against the monthly quota while it runs (checked then, unless ``quota_held``: a job's
+        part, whose characters its job has held since it was submitted). A
         failed request counts nothing, nor does the answer of an earlier request with the key
         (it was counted then), which is given even once the quota is spent."""
         organization = body.request.context.organizationId
@@ -118,7 +123,7 @@ class Operations:
         fingerprint = digest({"operation": operation, "body": canonical_body(body)})
         try:
             async with self.lifecycle.working():
-                policy = await self._policy(tenant, organization)
+                policy = await self.policy(tenant, organization)
                 body = with_policy(body, policy, operation)
                 redaction = await self._redact(operation, body)
                 if redaction is not None:
@@ -135,7 +140,8 @@ class Operations:
                     _applicable(terms, body.request.settings.glossaryId),
                     terms.do_not_translate,
                 )
-                charge = _Charge(tenant, organization, characters, policy.monthly_characters)
+                quota = None if quota_held else policy.monthly_characters
+                charge = _Charge(tenant, organization, characters, quota)
                 if idempotency_key is None:
                     results = await self._charged(answer, charge)
                 else:
@@ -160,6 +166,29 @@ class Operations:
             reservation.settle(answer.operation, meter.prompt_tokens, meter.completion_tokens)
         return results
 
+    async def check(self, operation: Operation, body: MessageBody, *, tenant: str) -> None:
+        """Refuse ``body`` now if running it would be refused before any engine (its
+        languages, settings, glossary), under its organization's policies."""
+        organization = body.request.context.organizationId
+        policy = await self.policy(tenant, organization)
+        body = with_policy(body, policy, operation)
+        if operation == "summarize":
+            self.summarize.check(body, policy.custom_aspects)
+            return
+        terms = await self._terms(tenant, organization, operation)
+        glossaries = _applicable(terms, body.request.settings.glossaryId)
+        self.translate.check(body, glossaries, terms.do_not_translate)
+
+    async def check_quota(
+        self, tenant: str, organization: str, characters: int, quota: int | None
+    ) -> None:
+        """Refuse (``QUOTA_EXCEEDED``) ``characters`` more that would take the organization
+        past ``quota``, counting what it used and what its requests and jobs hold; hold
+        nothing (a job's characters are held by its record)."""
+        reservation = await self._reserve(_Charge(tenant, organization, characters, quota))
+        if reservation is not None:
+            reservation.release()
+
     async def _reserve(self, charge: _Charge) -> Reservation | None:
         """The request's characters held, or the request refused whole (``QUOTA_EXCEEDED``)
         if they would take the organization past its monthly quota; fails closed."""
@@ -167,7 +196,13 @@ class Operations:
             return None
         quota, characters = charge.quota, charge.characters
         now = self.usage.now()
-        reserving = self.usage.reserve(charge.tenant, charge.organization, characters, quota, now)
+        by_jobs = 0
+        if quota is not None and self.held_by_jobs is not None:
+            jobs = self.held_by_jobs(charge.tenant, charge.organization)
+            by_jobs = await _read_or_refuse("jobs", jobs)
+        reserving = self.usage.reserve(
+            charge.tenant, charge.organization, characters, quota, now, held_elsewhere=by_jobs
+        )
         held = await _read_or_refuse("usage", reserving)
         if not isinstance(held, QuotaReached):
             return held
@@ -212,7 +247,7 @@ class Operations:
             deadline.cancel()  # a thread cannot be stopped from outside: it stops at a check
             raise
 
-    async def _policy(self, tenant: str, organization: str) -> OrganizationPolicy:
+    async def policy(self, tenant: str, organization: str) -> OrganizationPolicy:
         """The organization's policies; fails closed (one may be to redact)."""
         if self.policies is None:
             return OrganizationPolicy()

@@ -29,4 +29,7 @@ _TEXT = {
 async def metrics(serving: ServingDep) -> Response:
     serving.metrics.ready.set(1 if serving.readiness.ready else 0)
     serving.metrics.in_flight.set(serving.lifecycle.in_flight)
+    queued, oldest = await serving.jobs.depth()
+    serving.metrics.jobs_queued.set(queued)
+    serving.metrics.jobs_oldest_queued.set(oldest)
     return Response(serving.metrics.exposition(), media_type=CONTENT_TYPE)

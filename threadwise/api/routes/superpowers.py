@@ -41,14 +41,14 @@ def _body(**examples: str) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": content}}}
 
 
-_SUMMARIZE_BODY = _body(
+SUMMARIZE_BODY = _body(
     **{
         "summarize-request": "A support chat summarized in one paragraph",
         "summarize-aspects-request": "Every summary aspect, each its own item",
         "summarize-redacted-request": "Personal data kept from the model, restored in the answer",
     }
 )
-_TRANSLATE_BODY = _body(
+TRANSLATE_BODY = _body(
     **{
         "translate-request": "Messages translated into Spanish",
         "translate-formality-request": "Into three languages, addressing the reader informally",
@@ -56,9 +56,7 @@ _TRANSLATE_BODY = _body(
 )
 
 
-@router.post(
-    "/summarize", response_model=Envelope, responses=_ERRORS, openapi_extra=_SUMMARIZE_BODY
-)
+@router.post("/summarize", response_model=Envelope, responses=_ERRORS, openapi_extra=SUMMARIZE_BODY)
 async def summarize(request: Request, admitted: AdmittedSummarize) -> JSONResponse:
     """Summarize the conversations of ``request.scope.conversations`` in one summary, or
     answer each aspect of ``request.settings.summaryAspects`` as its own item.
@@ -67,9 +65,7 @@ async def summarize(request: Request, admitted: AdmittedSummarize) -> JSONRespon
     return JSONResponse(results_envelope("summarize", results, admitted.body.request).to_wire())
 
 
-@router.post(
-    "/translate", response_model=Envelope, responses=_ERRORS, openapi_extra=_TRANSLATE_BODY
-)
+@router.post("/translate", response_model=Envelope, responses=_ERRORS, openapi_extra=TRANSLATE_BODY)
 async def translate(request: Request, admitted: AdmittedTranslate) -> JSONResponse:
     """Translate every message into each target language, one result per language.
     An ``Idempotency-Key`` header makes a retry return the first answer."""

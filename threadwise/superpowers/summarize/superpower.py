@@ -56,6 +56,12 @@ class SummarizeSuperpower:
         # they said to whoever repeated it in English. (The model reads them as written.)
         self.reader = reader
 
+    def check(self, body: MessageBody, custom: Sequence[CustomAspect] = ()) -> None:
+        """Refuse what ``__call__`` would refuse before any engine (an asynchronous job is
+        refused at submission, not once it runs)."""
+        chosen = self.summarizers.choose(body.request.attributes.variant)
+        chosen.value.summarizer.plan(body, custom)
+
     async def __call__(
         self,
         body: MessageBody,

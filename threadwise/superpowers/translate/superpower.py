@@ -84,6 +84,14 @@ class TranslateSuperpower:
         self.fast_queue = fast_queue
         self.deadlines = deadlines
 
+    def check(
+        self, body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
+    ) -> None:
+        """Refuse what ``__call__`` would refuse before any engine (an asynchronous job is
+        refused at submission, not once it runs)."""
+        self.translator.plan(body, glossaries, keep)
+        self.translators.choose(body.request.attributes.variant)
+
     async def __call__(
         self, body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
     ) -> list[list[ResponseItem]]:

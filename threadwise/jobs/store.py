@@ -1,0 +1,407 @@
+"""The job records every replica shares: a job's request, state, progress, result and webhook.
+
+The queue (``jobs/queue.py``) only says which job to run next; what a job is and how far it
+got is here, in the database. A state changes by a conditional ``UPDATE`` (``… WHERE status
+IN (…)``), so a cancellation and a finish racing each other on two replicas end in one of
+the two, never both. The methods block: callers run them on a thread (``anyio.to_thread``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from threadwise.db.database import Database
+from threadwise.db.tables import Job
+
+Status = Literal["queued", "running", "completed", "failed", "cancelled"]
+ACTIVE: tuple[Status, ...] = ("queued", "running")
+ENDED: tuple[Status, ...] = ("completed", "failed", "cancelled")
+# A webhook's own state: the job has not ended, delivery under way, taken, or given up.
+WebhookStatus = Literal["waiting", "pending", "delivered", "failed"]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_job_id() -> str:
+    return f"job_{secrets.token_hex(16)}"
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A job as stored; JSON columns decoded."""
+
+    job_id: str
+    tenant: str
+    organization_id: str
+    operation: str
+    status: Status
+    body: dict[str, Any]
+    request_id: str | None
+    idempotency_key: str | None
+    fingerprint: str | None
+    reserved_characters: int
+    progress_done: int
+    progress_total: int
+    partial: list[Any]
+    result: dict[str, Any] | None
+    error_code: str | None
+    error_message: str | None
+    runs: int
+    webhook_url: str | None
+    webhook_status: WebhookStatus | None
+    webhook_message_id: str | None
+    webhook_attempts: list[dict[str, Any]]
+    webhook_next_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    expires_at: datetime | None
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+
+@dataclass(frozen=True)
+class NewJob:
+    """What a submission stores."""
+
+    tenant: str
+    organization_id: str
+    operation: str
+    body: dict[str, Any]
+    request_id: str | None
+    characters: int
+    parts: int
+    idempotency_key: str | None = None
+    fingerprint: str | None = None
+    webhook_url: str | None = None
+
+
+class IdempotencyConflict(Exception):
+    """A job with this idempotency key exists for another request."""
+
+
+@dataclass(frozen=True)
+class Page:
+    jobs: list[JobRecord]
+    next_cursor: str | None
+
+
+class JobStore:
+    """Create, read, advance and end jobs; ``now`` is the clock records are dated by."""
+
+    def __init__(self, database: Database, now: Callable[[], datetime] = _utc_now) -> None:
+        self.database = database
+        self.now = now
+
+    # --- submission and reading ------------------------------------------------------------
+
+    def create(self, job: NewJob) -> tuple[JobRecord, bool]:
+        """Store ``job`` as queued; with an idempotency key already used for the same
+        request, the job stored then and False (``IdempotencyConflict`` for another)."""
+        now = self.now()
+        row = Job(
+            job_id=new_job_id(),
+            tenant=job.tenant,
+            organization_id=job.organization_id,
+            operation=job.operation,
+            status="queued",
+            body=json.dumps(job.body, ensure_ascii=False, separators=(",", ":")),
+            request_id=job.request_id,
+            idempotency_key=job.idempotency_key,
+            fingerprint=job.fingerprint,
+            reserved_characters=job.characters,
+            progress_done=0,
+            progress_total=job.parts,
+            runs=0,
+            webhook_url=job.webhook_url,
+            webhook_status="waiting" if job.webhook_url else None,
+            webhook_attempts="[]",
+            created_at=now,
+            updated_at=now,
+        )
+        try:
+            with self.database.session() as session, session.begin():
+                session.add(row)
+            return _record(row), True
+        except IntegrityError:
+            if job.idempotency_key is None:
+                raise
+        earlier = self.find(job.tenant, job.organization_id, job.idempotency_key)
+        if earlier is None:  # expired and swept in between: store it anew
+            return self.create(job)
+        if earlier.fingerprint != job.fingerprint:
+            raise IdempotencyConflict(earlier.job_id)
+        return earlier, False
+
+    def find(self, tenant: str, organization: str, key: str) -> JobRecord | None:
+        """The organization's job submitted with idempotency ``key``, if any."""
+        with self.database.session() as session:
+            row = session.scalar(
+                select(Job).where(
+                    Job.tenant == tenant,
+                    Job.organization_id == organization,
+                    Job.idempotency_key == key,
+                )
+            )
+            return None if row is None else _record(row)
+
+    def get(self, job_id: str, expired: bool = False) -> JobRecord | None:
+        """The job, unless there is none or its results have expired (and not ``expired``:
+        its webhook may still be retried)."""
+        with self.database.session() as session:
+            row = session.get(Job, job_id)
+            if row is None:
+                return None
+            if not expired and row.expires_at is not None and row.expires_at <= self.now():
+                return None
+            return _record(row)
+
+    def page(
+        self,
+        tenant: str,
+        organizations: Collection[str],
+        *,
+        status: Status | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> Page:
+        """The organizations' jobs, newest first, ``limit`` at a time from ``cursor``
+        (``ValueError`` for a cursor this did not give)."""
+        query = select(Job).where(
+            Job.tenant == tenant,
+            Job.organization_id.in_(list(organizations)),
+            or_(Job.expires_at.is_(None), Job.expires_at > self.now()),
+        )
+        if status is not None:
+            query = query.where(Job.status == status)
+        if cursor is not None:
+            created, job_id = _read_cursor(cursor)
+            query = query.where(
+                or_(
+                    Job.created_at < created,
+                    and_(Job.created_at == created, Job.job_id < job_id),
+                )
+            )
+        query = query.order_by(Job.created_at.desc(), Job.job_id.desc()).limit(limit + 1)
+        with self.database.session() as session:
+            rows = list(session.scalars(query))
+        records = [_record(row) for row in rows[:limit]]
+        more = len(rows) > limit
+        return Page(records, _cursor(records[-1]) if more and records else None)
+
+    def active_count(self, tenant: str, organization: str) -> tuple[int, int]:
+        """The organization's jobs not ended, and the characters they hold."""
+        with self.database.session() as session:
+            count, held = session.execute(
+                select(func.count(), func.coalesce(func.sum(Job.reserved_characters), 0)).where(
+                    Job.tenant == tenant,
+                    Job.organization_id == organization,
+                    Job.status.in_(ACTIVE),
+                )
+            ).one()
+        return int(count), int(held)
+
+    def active_ids(self) -> list[str]:
+        """Every job not ended, oldest first: what a starting server queues again."""
+        with self.database.session() as session:
+            query = select(Job.job_id).where(Job.status.in_(ACTIVE)).order_by(Job.created_at)
+            return list(session.scalars(query))
+
+    def due_webhooks(self) -> list[tuple[str, datetime]]:
+        """Jobs whose webhook is still to be delivered, and when."""
+        with self.database.session() as session:
+            query = select(Job.job_id, Job.webhook_next_at).where(Job.webhook_status == "pending")
+            return [(job_id, at or self.now()) for job_id, at in session.execute(query)]
+
+    def depth(self) -> tuple[int, float]:
+        """Jobs queued, and the seconds the oldest of them has waited (0 with none)."""
+        with self.database.session() as session:
+            count, oldest = session.execute(
+                select(func.count(), func.min(Job.created_at)).where(Job.status == "queued")
+            ).one()
+        if not count or oldest is None:
+            return 0, 0.0
+        if oldest.tzinfo is None:  # SQLite's aggregate comes back as stored, without a zone
+            oldest = oldest.replace(tzinfo=UTC)
+        return int(count), max(0.0, (self.now() - oldest).total_seconds())
+
+    # --- a worker's steps ------------------------------------------------------------------
+
+    def claim(self, job_id: str) -> JobRecord | None:
+        """Mark the job running (again, if its last worker died); None once it has ended."""
+        now = self.now()
+        with self.database.session() as session, session.begin():
+            changed = session.execute(
+                update(Job)
+                .where(Job.job_id == job_id, Job.status.in_(ACTIVE))
+                .values(
+                    status="running",
+                    runs=Job.runs + 1,
+                    started_at=func.coalesce(Job.started_at, now),
+                    updated_at=now,
+                )
+            )
+            if not _changed(changed):
+                return None
+            row = session.get(Job, job_id)
+            assert row is not None
+            return _record(row)
+
+    def record_part(self, job_id: str, partial: Sequence[Any], counted: int) -> bool:
+        """Keep the answers of the parts done, and let go of the ``counted`` characters now
+        counted as used; False if the job was cancelled meanwhile."""
+        now = self.now()
+        with self.database.session() as session, session.begin():
+            changed = session.execute(
+                update(Job)
+                .where(Job.job_id == job_id, Job.status == "running")
+                .values(
+                    progress_done=len(partial),
+                    partial=json.dumps(list(partial), ensure_ascii=False),
+                    reserved_characters=func.max(0, Job.reserved_characters - counted)
+                    if self.database.dialect == "sqlite"
+                    else func.greatest(0, Job.reserved_characters - counted),
+                    updated_at=now,
+                )
+            )
+            return _changed(changed)
+
+    def finish(
+        self,
+        job_id: str,
+        status: Status,
+        *,
+        retention: timedelta,
+        result: dict[str, Any] | None = None,
+        error: tuple[str, str] | None = None,
+    ) -> JobRecord | None:
+        """End a job not ended yet: its result or error kept until ``retention`` from now,
+        its characters let go, its webhook (if any) due now. None if it had already ended."""
+        now = self.now()
+        values: dict[str, Any] = {
+            "status": status,
+            "finished_at": now,
+            "updated_at": now,
+            "expires_at": now + retention,
+            "reserved_characters": 0,
+            "partial": None,
+            "result": None if result is None else json.dumps(result, ensure_ascii=False),
+            "error_code": error[0] if error else None,
+            "error_message": error[1] if error else None,
+        }
+        with self.database.session() as session, session.begin():
+            changed = session.execute(
+                update(Job).where(Job.job_id == job_id, Job.status.in_(ACTIVE)).values(**values)
+            )
+            if not _changed(changed):
+                return None
+            session.execute(
+                update(Job)
+                .where(Job.job_id == job_id, Job.webhook_url.is_not(None))
+                .values(
+                    webhook_status="pending",
+                    webhook_next_at=now,
+                    webhook_message_id=f"msg_{secrets.token_hex(16)}",
+                )
+            )
+            row = session.get(Job, job_id)
+            assert row is not None
+            return _record(row)
+
+    def record_attempt(
+        self,
+        job_id: str,
+        attempt: dict[str, Any],
+        status: WebhookStatus,
+        next_at: datetime | None,
+    ) -> None:
+        """Add a delivery attempt to the job's webhook, with what comes next."""
+        with self.database.session() as session, session.begin():
+            row = session.get(Job, job_id, with_for_update=True)
+            if row is None:
+                return
+            attempts = json.loads(row.webhook_attempts or "[]")
+            attempts.append(attempt)
+            row.webhook_attempts = json.dumps(attempts, ensure_ascii=False)
+            row.webhook_status = status
+            row.webhook_next_at = next_at
+            row.updated_at = self.now()
+
+    def sweep(self) -> int:
+        """Remove the jobs whose results have expired; how many. A job whose webhook is
+        still being retried stays until that ends."""
+        with self.database.session() as session, session.begin():
+            removed = session.execute(
+                delete(Job).where(
+                    Job.expires_at <= self.now(),
+                    or_(Job.webhook_status.is_(None), Job.webhook_status != "pending"),
+                )
+            )
+            return int(getattr(removed, "rowcount", 0) or 0)
+
+
+def _changed(result: Any) -> bool:
+    return bool(getattr(result, "rowcount", 0))
+
+
+def _record(row: Job) -> JobRecord:
+    return JobRecord(
+        job_id=row.job_id,
+        tenant=row.tenant,
+        organization_id=row.organization_id,
+        operation=row.operation,
+        status=row.status,  # type: ignore[arg-type]  # written only from Status
+        body=json.loads(row.body),
+        request_id=row.request_id,
+        idempotency_key=row.idempotency_key,
+        fingerprint=row.fingerprint,
+        reserved_characters=row.reserved_characters,
+        progress_done=row.progress_done,
+        progress_total=row.progress_total,
+        partial=json.loads(row.partial) if row.partial else [],
+        result=json.loads(row.result) if row.result else None,
+        error_code=row.error_code,
+        error_message=row.error_message,
+        runs=row.runs,
+        webhook_url=row.webhook_url,
+        webhook_status=row.webhook_status,  # type: ignore[arg-type]  # written only from WebhookStatus
+        webhook_message_id=row.webhook_message_id,
+        webhook_attempts=json.loads(row.webhook_attempts or "[]"),
+        webhook_next_at=row.webhook_next_at,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        expires_at=row.expires_at,
+    )
+
+
+def _cursor(record: JobRecord) -> str:
+    text = f"{record.created_at.isoformat()}|{record.job_id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        created, _, job_id = text.partition("|")
+        when = datetime.fromisoformat(created)
+    except ValueError as exc:  # binascii.Error and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{cursor[:64]!r} is not a cursor this server gave.") from exc
+    if not job_id or when.tzinfo is None:
+        raise ValueError(f"{cursor[:64]!r} is not a cursor this server gave.")
+    return when, job_id

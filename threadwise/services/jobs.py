@@ -1,0 +1,56 @@
+"""Build the asynchronous jobs: their records and queue in the service's database, their
+webhooks' notifier, and the service that submits and runs them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from threadwise.config import Settings
+from threadwise.db.database import Database, database_url
+from threadwise.jobs.notify import WebhookNotifier
+from threadwise.jobs.queue import queue_for
+from threadwise.jobs.store import JobStore
+from threadwise.metrics import Metrics
+from threadwise.organizations.policies import OrganizationPolicies
+from threadwise.serving.jobs import JobLimits, Jobs
+from threadwise.serving.operations import Operations
+from threadwise.webhooks.secret_store import WebhookSecretStore
+
+
+def build_store(database: Database) -> JobStore:
+    return JobStore(database)
+
+
+def build_jobs(
+    settings: Settings,
+    store: JobStore,
+    operations: Operations,
+    policies: OrganizationPolicies,
+    metrics: Metrics,
+) -> Jobs:
+    """Jobs on PostgreSQL's queue when the database is PostgreSQL, else in this process
+    (refilled from the job records at start-up)."""
+    queue = queue_for(database_url(settings), stalled_seconds=settings.jobs_stalled_seconds)
+    notifier = WebhookNotifier(
+        store,
+        WebhookSecretStore(store.database),
+        queue,
+        allowed_hosts=settings.webhook_hosts,
+        timeout=settings.webhook_timeout_seconds,
+        metrics=metrics,
+    )
+    limits = JobLimits(
+        retention=timedelta(hours=settings.jobs_retention_hours),
+        max_queued=settings.jobs_max_queued_per_organization,
+        concurrency=settings.jobs_concurrency,
+        allowed_hosts=settings.webhook_hosts,
+    )
+    return Jobs(
+        store=store,
+        queue=queue,
+        operations=operations,
+        policies=policies,
+        notifier=notifier,
+        limits=limits,
+        metrics=metrics,
+    )

@@ -1,0 +1,370 @@
+"""Asynchronous jobs: a request admitted as any other (``serving/admission.py``), stored and
+queued, then run by a worker part by part through the same ``Operations.run`` as a request,
+behind the requests (``work_queue.in_background``), and told to its webhook when it ends.
+
+A part's answer is kept on the job before the next starts, so a job taken up again after its
+worker died goes on from where it was; each part runs with an idempotency key of its own, so a
+part done but not yet kept is not done (or charged) twice where the keys are shared (Redis).
+The monthly quota holds the job's characters from submission until each part is counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import anyio.to_thread
+
+from threadwise.auth.gate import Principal
+from threadwise.errors import ServiceError
+from threadwise.jobs.notify import WebhookNotifier
+from threadwise.jobs.queue import JobQueue
+from threadwise.jobs.store import IdempotencyConflict, JobRecord, JobStore, NewJob, Page, Status
+from threadwise.metrics import Metrics
+from threadwise.organizations.policies import OrganizationPolicies
+from threadwise.payload import charged_characters
+from threadwise.protocol import ErrorCode, MessageBody, results_envelope
+from threadwise.serving.admission import Admitted
+from threadwise.serving.job_parts import decoded, encoded, joined, part_count, parts, storable
+from threadwise.serving.operations import (
+    Operation,
+    Operations,
+    Results,
+    canonical_body,
+    digest,
+)
+from threadwise.serving.records import RequestRecord
+from threadwise.webhooks.targets import TargetError, resolve_target
+from threadwise.work_queue import in_background
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# A part refused for a busy moment (OVERLOADED, a timeout) is tried again after these pauses,
+# the last one repeated, until GIVE_UP_SECONDS have passed: a job waits out the requests.
+RETRY_PAUSES = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+GIVE_UP_SECONDS = 1800.0
+SWEEP_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    retention: timedelta = timedelta(hours=24)
+    max_queued: int = 10_000
+    concurrency: int = 4
+    allowed_hosts: tuple[str, ...] = ()
+
+
+class Jobs:
+    """Submit, read, list and cancel jobs for callers; run them on this replica's worker."""
+
+    def __init__(
+        self,
+        *,
+        store: JobStore,
+        queue: JobQueue,
+        operations: Operations,
+        policies: OrganizationPolicies | None,
+        notifier: WebhookNotifier,
+        limits: JobLimits = JobLimits(),
+        metrics: Metrics | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.store = store
+        self.queue = queue
+        self.operations = operations
+        self.policies = policies
+        self.notifier = notifier
+        self.limits = limits
+        self.metrics = metrics
+        self._sleep = sleep
+        self._sweeper: asyncio.Task[None] | None = None
+        self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
+
+    # --- what transports call --------------------------------------------------------------
+
+    async def submit(
+        self, admitted: Admitted, *, webhook_url: str | None, idempotency_key: str | None
+    ) -> tuple[JobRecord, bool]:
+        """Store and queue ``admitted`` as a job; with an ``idempotency_key`` used before for
+        the same request, that job (and False)."""
+        body, operation = admitted.body, admitted.operation
+        tenant = admitted.caller.claims.tenant
+        organization = body.request.context.organizationId
+        fingerprint = digest(
+            {"operation": operation, "body": canonical_body(body), "webhook": webhook_url}
+        )
+        if idempotency_key is not None:
+            earlier = await _thread(self.store.find, tenant, organization, idempotency_key)
+            if earlier is not None:
+                return _same_request(earlier, fingerprint), False
+        await self.operations.check(operation, body, tenant=tenant)
+        policy = await self.operations.policy(tenant, organization)
+        url = webhook_url or policy.webhook_url
+        if webhook_url is not None:
+            await self._check_webhook(webhook_url)
+        queued, _ = await _thread(self.store.active_count, tenant, organization)
+        if queued >= self.limits.max_queued:
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"The organization {organization[:256]!r} has {queued} jobs queued or running, "
+                f"the most it may have; wait for some to end (GET /jobs), then submit again.",
+                retry_after=60,
+                reason="jobs_queued",
+            )
+        await self.operations.check_quota(
+            tenant, organization, admitted.characters, policy.monthly_characters
+        )
+        job = NewJob(
+            tenant=tenant,
+            organization_id=organization,
+            operation=operation,
+            body=storable(body),
+            request_id=body.request.requestId,
+            characters=admitted.characters,
+            parts=part_count(body, operation),
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            webhook_url=url,
+        )
+        try:
+            record, created = await _thread(self.store.create, job)
+        except IdempotencyConflict as exc:
+            raise _reused() from exc
+        if created:
+            await self.queue.defer(record.job_id)
+        else:
+            _same_request(record, fingerprint)
+        return record, created
+
+    async def get(self, caller: Principal, job_id: str) -> JobRecord:
+        """The caller's job, or ``NOT_FOUND`` (another organization's is not there for it)."""
+        job = await _thread(self.store.get, job_id)
+        if job is None or not _visible(caller, job):
+            raise ServiceError(
+                ErrorCode.NOT_FOUND,
+                f"There is no job {job_id[:64]!r} for this client: it never was, or it belongs "
+                "to an organization this client may not act for, or its results expired.",
+            )
+        return job
+
+    async def page(
+        self,
+        caller: Principal,
+        organization: str | None,
+        status: Status | None,
+        limit: int,
+        cursor: str | None,
+    ) -> Page:
+        organizations = caller.claims.organizations
+        if organization is not None:
+            if organization not in organizations:
+                raise ServiceError(
+                    ErrorCode.FORBIDDEN_ORGANIZATION,
+                    f"organizationId {organization[:256]!r} is not an organization this client "
+                    "may act for; leave it out to list the jobs of every one it may.",
+                )
+            organizations = frozenset({organization})
+        try:
+            return await _thread(
+                self.store.page,
+                caller.claims.tenant,
+                organizations,
+                status=status,
+                limit=limit,
+                cursor=cursor,
+            )
+        except ValueError as exc:
+            raise ServiceError(
+                ErrorCode.PAYLOAD_SCHEMA_MISMATCH,
+                f"{exc} Send the nextCursor of the last page as it came, or none.",
+            ) from exc
+
+    async def cancel(self, caller: Principal, job_id: str) -> JobRecord:
+        """Cancel the caller's job if it has not ended; the job as it is then."""
+        job = await self.get(caller, job_id)
+        if job.ended:
+            return job
+        ended = await self._end(
+            job, "cancelled", error=("REQUEST_CANCELLED", "The job was cancelled by its client.")
+        )
+        # Out of the queue, or its run stopped (at once here; on another replica within its
+        # abort polling, or at its next part).
+        await self.queue.cancel(job_id)
+        return ended or await self.get(caller, job_id)
+
+    async def depth(self) -> tuple[int, float]:
+        """Jobs queued on every replica, and the oldest one's wait in seconds."""
+        return await _thread(self.store.depth)
+
+    # --- this replica's worker -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the queue, queue again what a restart left (jobs not ended, webhooks due),
+        and start the worker and the sweep of expired results."""
+        loop = asyncio.get_running_loop()
+        if self._owner is not None and self._owner.is_running() and self._owner is not loop:
+            # Another app of these services (a test serves one twice) runs the worker.
+            return
+        self._owner = loop
+        await self.queue.open()
+        for job_id in await _thread(self.store.active_ids):
+            await self.queue.defer(job_id)
+        now = self.store.now()
+        for job_id, due in await _thread(self.store.due_webhooks):
+            await self.queue.defer_notice(job_id, delay=(due - now).total_seconds())
+        self.queue.start_worker(
+            self.run, notifier=self.notifier, concurrency=self.limits.concurrency
+        )
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="expired jobs")
+
+    async def stop(self, grace_seconds: float | None = None) -> None:
+        """Stop taking jobs, let the running ones finish within ``grace_seconds`` (then they
+        go back to the queue, to go on from their last part), and close the queue."""
+        if self._owner is not asyncio.get_running_loop():
+            return
+        self._owner = None
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._sweeper
+        await self.queue.close(grace_seconds)
+
+    async def run(self, job_id: str) -> None:
+        """Do ``job_id`` from where it is, unless it has ended (the queue's handler)."""
+        job = await _thread(self.store.claim, job_id)
+        if job is None:
+            return
+        try:
+            ended = await self._work(job)
+        except asyncio.CancelledError:
+            current = await _thread(self.store.get, job_id, True)
+            if current is not None and current.ended:
+                return  # cancelled by its client: nothing more to do
+            # The worker is stopping: the job goes back to the queue, for any replica.
+            await self.queue.defer(job_id)
+            raise
+        if ended is not None and ended.webhook_status == "pending":
+            await self.queue.defer_notice(job_id)
+
+    async def _work(self, job: JobRecord) -> JobRecord | None:
+        operation: Operation = "summarize" if job.operation == "summarize" else "translate"
+        body = MessageBody.model_validate(job.body)
+        requests = parts(body, operation)
+        answers = [decoded(stored) for stored in job.partial]
+        try:
+            for number in range(len(answers), len(requests)):
+                part = requests[number]
+                answers.append(await self._part(job, operation, part, number))
+                kept = [encoded(answer) for answer in answers]
+                counted = charged_characters(part, operation)
+                if not await _thread(self.store.record_part, job.job_id, kept, counted):
+                    return None  # cancelled meanwhile
+            envelope = results_envelope(operation, joined(answers), body.request).to_wire()
+            return await self._end(job, "completed", result=envelope)
+        except ServiceError as exc:
+            log.warning("job %s failed: %s %s", job.job_id, exc.code.value, exc.message)
+            return await self._end(job, "failed", error=(exc.code.value, exc.message))
+        except Exception:
+            log.exception("job %s failed", job.job_id)
+            message = "The job failed on the server; submit it again."
+            return await self._end(job, "failed", error=("PROCESSING_FAILED", message))
+
+    async def _part(
+        self, job: JobRecord, operation: Operation, part: MessageBody, number: int
+    ) -> Results:
+        """One part, as a request of the job's organization, tried again through busy spells."""
+        started = time.monotonic()
+        pauses = iter(RETRY_PAUSES)
+        pause = RETRY_PAUSES[0]
+        while True:
+            record = RequestRecord.start("job", correlation_id=f"{job.job_id}:{number}")
+            try:
+                with in_background():
+                    return await self.operations.run(
+                        operation,
+                        part,
+                        tenant=job.tenant,
+                        record=record,
+                        idempotency_key=f"{job.job_id}:{number}",
+                        charged=charged_characters(part, operation),
+                        quota_held=True,
+                    )
+            except ServiceError as exc:
+                waited = time.monotonic() - started
+                if not exc.code.retryable or waited > GIVE_UP_SECONDS:
+                    raise
+                pause = next(pauses, pause)
+                log.info(
+                    "job %s: part %d refused (%s), tried again in %g s",
+                    job.job_id,
+                    number,
+                    exc.code.value,
+                    pause,
+                )
+                await self._sleep(max(pause, exc.retry_after or 0))
+            finally:
+                record.finish(self.metrics)
+
+    async def _end(
+        self,
+        job: JobRecord,
+        status: Status,
+        *,
+        result: dict[str, Any] | None = None,
+        error: tuple[str, str] | None = None,
+    ) -> JobRecord | None:
+        ended = await _thread(
+            lambda: self.store.finish(
+                job.job_id, status, retention=self.limits.retention, result=result, error=error
+            )
+        )
+        if ended is not None and self.metrics is not None:
+            self.metrics.jobs_ended.labels(job.operation, status).inc()
+        return ended
+
+    async def _check_webhook(self, url: str) -> None:
+        try:
+            await resolve_target(url, self.limits.allowed_hosts)
+        except TargetError as exc:
+            raise ServiceError(
+                ErrorCode.PAYLOAD_SCHEMA_MISMATCH, f"webhook.url: {exc}", reason="webhook_url"
+            ) from exc
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                removed = await _thread(self.store.sweep)
+                if removed:
+                    log.info("%d expired jobs removed", removed)
+            except Exception:
+                log.exception("removing expired jobs failed; trying again")
+            await asyncio.sleep(SWEEP_SECONDS)
+
+
+def _visible(caller: Principal, job: JobRecord) -> bool:
+    claims = caller.claims
+    return job.tenant == claims.tenant and job.organization_id in claims.organizations
+
+
+def _same_request(job: JobRecord, fingerprint: str) -> JobRecord:
+    if job.fingerprint != fingerprint:
+        raise _reused()
+    return job
+
+
+def _reused() -> ServiceError:
+    return ServiceError(
+        ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        "This Idempotency-Key was used for another job request; use a new key for a new request.",
+    )
+
+
+async def _thread(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    return await anyio.to_thread.run_sync(lambda: work(*args, **kwargs))
