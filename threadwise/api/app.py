@@ -71,7 +71,7 @@ def create_app(
             # Under `threadwise serve` the sockets are closed before this (api/server.py).
             await sockets.close_all(serving.settings.websocket_shutdown_seconds)
             # Running jobs end their part; the queued ones wait for any replica.
-            await serving.jobs.stop(serving.settings.shutdown_grace_seconds)
+            await serving.jobs.stop()
             if close is not None:
                 close()
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 
 from procrastinate import App, BaseConnector, PsycopgConnector
+from procrastinate.app import WorkerOptions
 from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 from procrastinate.jobs import Job, Status
 from procrastinate.schema import SchemaManager
@@ -50,6 +51,7 @@ class JobQueue:
         self.stalled_retries = stalled_retries
         self._handler: Handler | None = None
         self._notifier: Handler | None = None
+        self._given_up: Handler | None = None
         self._worker: asyncio.Task[None] | None = None
         # One task for every job, and one for every webhook delivery: their only argument
         # is the job id.
@@ -61,8 +63,8 @@ class JobQueue:
         if isinstance(self.app.connector, PsycopgConnector):
             await _create_schema(self.app.connector)
 
-    async def close(self, grace_seconds: float | None = None) -> None:
-        await self.stop_worker(grace_seconds)
+    async def close(self) -> None:
+        await self.stop_worker()
         await self.app.close_async()
 
     async def defer(self, job_id: str, *, priority: int = 0) -> None:
@@ -100,30 +102,37 @@ class JobQueue:
         return sum(int(queue["todo"]) for queue in queues)
 
     def start_worker(
-        self, handler: Handler, *, notifier: Handler | None = None, concurrency: int = 1
+        self,
+        handler: Handler,
+        *,
+        notifier: Handler | None = None,
+        given_up: Handler | None = None,
+        concurrency: int = 1,
+        grace_seconds: float | None = None,
     ) -> None:
         """Run jobs with ``handler(job_id)`` and deliver webhooks with ``notifier(job_id)``,
-        ``concurrency`` at a time, in this event loop."""
+        ``concurrency`` at a time, in this event loop; ``given_up(job_id)`` hears of a job
+        dropped after its workers stopped too often. When the worker stops, running jobs
+        have ``grace_seconds`` to end (None: no limit), then they are cancelled."""
         if self._worker is not None:
             raise RuntimeError("the job worker is already running: stop_worker() first")
         self._handler = handler
         self._notifier = notifier
-        self._worker = asyncio.create_task(self._work(concurrency), name="threadwise jobs")
+        self._given_up = given_up
+        self._worker = asyncio.create_task(
+            self._work(concurrency, grace_seconds), name="threadwise jobs"
+        )
 
-    async def stop_worker(self, grace_seconds: float | None = None) -> None:
-        """Stop taking jobs and wait for the running ones to finish; after
-        ``grace_seconds`` (None: no limit) they are cancelled."""
+    async def stop_worker(self) -> None:
+        """Stop taking jobs and wait for the running ones to finish, or (after the worker's
+        ``grace_seconds``) to be cancelled."""
         worker, self._worker = self._worker, None
         if worker is None:
             return
         # procrastinate turns the cancellation into a graceful stop: no new job is taken and
-        # the running ones are awaited; a second cancellation cancels them. A process killed
+        # the running ones are awaited, then cancelled past the grace. A process killed
         # meanwhile is the stalled case, and another worker takes its jobs up.
         worker.cancel()
-        done, _ = await asyncio.wait({worker}, timeout=grace_seconds)
-        if not done:
-            logger.warning("jobs still running after %s s: cancelled", grace_seconds)
-            worker.cancel()
         with suppress(asyncio.CancelledError):
             await worker
 
@@ -143,6 +152,8 @@ class JobQueue:
                 else:
                     await manager.finish_job(job, status=Status.FAILED, delete_job=True)
                     logger.error("job %s: its worker stopped again; given up", _job_id(job))
+                    if self._given_up is not None:
+                        await self._given_up(_job_id(job))
             except ConnectorException:
                 # Another replica's check took it first: the job is no longer "doing".
                 continue
@@ -158,25 +169,28 @@ class JobQueue:
             return
         await self._notifier(job_id)
 
-    async def _work(self, concurrency: int) -> None:
+    async def _work(self, concurrency: int, grace_seconds: float | None) -> None:
         while True:
             recovery = asyncio.create_task(self._recover_forever(), name="stalled jobs")
+            options: WorkerOptions = {
+                "queues": [QUEUE],
+                "concurrency": concurrency,
+                "wait": True,
+                "install_signal_handlers": False,
+                # threadwise's own job records keep the outcome; procrastinate's rows would
+                # only pile up (in memory, with the in-process connector).
+                "delete_jobs": "always",
+                # Three beats per stall timeout: a live worker is never taken for dead.
+                "update_heartbeat_interval": self.stalled_seconds / 3,
+                "stalled_worker_timeout": self.stalled_seconds,
+                # A requeued stalled job sends no notification: polling finds it.
+                "fetch_job_polling_interval": min(5.0, self.stalled_seconds / 3),
+                "abort_job_polling_interval": min(5.0, self.stalled_seconds / 3),
+            }
+            if grace_seconds is not None:  # else procrastinate's: wait for them
+                options["shutdown_graceful_timeout"] = grace_seconds
             try:
-                await self.app.run_worker_async(
-                    queues=[QUEUE],
-                    concurrency=concurrency,
-                    wait=True,
-                    install_signal_handlers=False,
-                    # threadwise's own job records keep the outcome; procrastinate's rows
-                    # would only pile up (in memory, with the in-process connector).
-                    delete_jobs="always",
-                    # Three beats per stall timeout: a live worker is never taken for dead.
-                    update_heartbeat_interval=self.stalled_seconds / 3,
-                    stalled_worker_timeout=self.stalled_seconds,
-                    # A requeued stalled job sends no notification: polling finds it.
-                    fetch_job_polling_interval=min(5.0, self.stalled_seconds / 3),
-                    abort_job_polling_interval=min(5.0, self.stalled_seconds / 3),
-                )
+                await self.app.run_worker_async(**options)
                 logger.warning("the job worker stopped on its own; starting it again")
             except Exception:
                 logger.exception("the job worker failed; starting it again")

@@ -44,6 +44,7 @@ def build_jobs(
         max_queued=settings.jobs_max_queued_per_organization,
         concurrency=settings.jobs_concurrency,
         allowed_hosts=settings.webhook_hosts,
+        grace_seconds=settings.shutdown_grace_seconds,
     )
     return Jobs(
         store=store,

@@ -59,6 +59,9 @@ class JobLimits:
     max_queued: int = 10_000
     concurrency: int = 4
     allowed_hosts: tuple[str, ...] = ()
+    # At shutdown, how long running jobs may take to end their part before they are put
+    # back in the queue (to go on from their last part on any replica).
+    grace_seconds: float = 30.0
 
 
 class Jobs:
@@ -220,12 +223,16 @@ class Jobs:
         for job_id, due in await _thread(self.store.due_webhooks):
             await self.queue.defer_notice(job_id, delay=(due - now).total_seconds())
         self.queue.start_worker(
-            self.run, notifier=self.notifier, concurrency=self.limits.concurrency
+            self.run,
+            notifier=self.notifier,
+            given_up=self._given_up,
+            concurrency=self.limits.concurrency,
+            grace_seconds=self.limits.grace_seconds,
         )
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="expired jobs")
 
-    async def stop(self, grace_seconds: float | None = None) -> None:
-        """Stop taking jobs, let the running ones finish within ``grace_seconds`` (then they
+    async def stop(self) -> None:
+        """Stop taking jobs, let the running ones finish within the limits' grace (then they
         go back to the queue, to go on from their last part), and close the queue."""
         if self._owner is not asyncio.get_running_loop():
             return
@@ -234,7 +241,7 @@ class Jobs:
             self._sweeper.cancel()
             with suppress(asyncio.CancelledError):
                 await self._sweeper
-        await self.queue.close(grace_seconds)
+        await self.queue.close()
 
     async def run(self, job_id: str) -> None:
         """Do ``job_id`` from where it is, unless it has ended (the queue's handler)."""
@@ -250,6 +257,20 @@ class Jobs:
             # The worker is stopping: the job goes back to the queue, for any replica.
             await self.queue.defer(job_id)
             raise
+        if ended is not None and ended.webhook_status == "pending":
+            await self.queue.defer_notice(job_id)
+
+    async def _given_up(self, job_id: str) -> None:
+        """A job whose workers were killed twice in it fails (a third run could kill a
+        third replica: a request that crashes its server, say)."""
+        job = await _thread(self.store.get, job_id, True)
+        if job is None or job.ended:
+            return
+        message = (
+            "The job's worker stopped twice while running it (its replica was killed or "
+            "crashed); it was given up. Submit it again, in smaller parts if it is large."
+        )
+        ended = await self._end(job, "failed", error=("PROCESSING_FAILED", message))
         if ended is not None and ended.webhook_status == "pending":
             await self.queue.defer_notice(job_id)
 
