@@ -31,6 +31,7 @@ from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.payload import charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, results_envelope
 from threadwise.serving.admission import Admitted
+from threadwise.serving.job_watch import JobWatch
 from threadwise.serving.job_parts import decoded, encoded, joined, part_count, parts, storable
 from threadwise.serving.operations import (
     Operation,
@@ -84,6 +85,8 @@ class Jobs:
         self.limits = limits
         self.metrics = metrics
         self._sleep = sleep
+        # Who tells a transport that a job ended (the WebSocket pushes it), from any replica.
+        self.watcher = JobWatch(store)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
 
