@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 import anyio.to_thread
@@ -78,10 +79,8 @@ class JobWatch:
                     ended = []
                 self._tell(poller, ended)
                 if poller.watching:
-                    try:
+                    with suppress(TimeoutError):
                         await asyncio.wait_for(poller.wake.wait(), self.interval)
-                    except TimeoutError:
-                        pass
         finally:
             # Nothing watched: no loop left polling, nor this loop's entry kept.
             if not poller.watching and self._pollers.get(loop) is poller:

@@ -31,8 +31,8 @@ from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.payload import charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, results_envelope
 from threadwise.serving.admission import Admitted
-from threadwise.serving.job_watch import JobWatch
 from threadwise.serving.job_parts import decoded, encoded, joined, part_count, parts, storable
+from threadwise.serving.job_watch import JobWatch
 from threadwise.serving.operations import (
     Operation,
     Operations,
