@@ -63,9 +63,8 @@ class JobWatch:
         return watch
 
     def watched(self) -> int:
-        """Jobs watched in this loop."""
-        poller = self._pollers.get(asyncio.get_running_loop())
-        return 0 if poller is None else len(poller.watching)
+        """Jobs watched, in every loop."""
+        return sum(len(poller.watching) for poller in list(self._pollers.values()))
 
     async def _poll(self, loop: asyncio.AbstractEventLoop, poller: _Poller) -> None:
         try:
