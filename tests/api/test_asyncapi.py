@@ -16,10 +16,13 @@ from threadwise.protocol import (
     ErrorCode,
     ResponseItem,
     SocketCancel,
+    SocketJob,
+    SocketJobReply,
     SocketMessage,
     SocketPlainMessage,
     completed_envelope,
     error_envelope,
+    socket_job_reply,
     socket_reply,
 )
 
@@ -75,6 +78,8 @@ def test_examples_are_valid_and_read_by_the_server(document: dict[str, Any]) -> 
         "request": SocketMessage,
         "plainRequest": SocketPlainMessage,
         "cancel": SocketCancel,
+        "job": SocketJob,
+        "jobReply": SocketJobReply,
     }
     for name, message in messages.items():
         schema = message["payload"]["$ref"].rsplit("/", 1)[1]
@@ -95,3 +100,28 @@ def test_replies_the_server_builds_match_the_reply_schema(document: dict[str, An
         valid(document, "SocketReply", reply)
         assert "payload" not in reply
         assert ("error" in reply) == (envelope.state == "error")
+
+
+def test_job_replies_the_server_builds_match_the_job_reply_schema(
+    document: dict[str, Any],
+) -> None:
+    job: dict[str, Any] = {
+        "jobId": "job_" + "0" * 32,
+        "operation": "translate",
+        "organizationId": "org-1",
+        "requestId": None,
+        "status": "completed",
+        "createdAt": "2026-03-02T14:05:11.210Z",
+        "startedAt": "2026-03-02T14:05:11.300Z",
+        "finishedAt": "2026-03-02T14:05:12.000Z",
+        "expiresAt": "2026-03-03T14:05:12.000Z",
+        "progress": {"done": 1, "total": 1},
+        "result": completed_envelope("translate", [ResponseItem(content="Hola")]).to_wire(),
+        "webhook": None,
+    }
+    for state in ("accepted", "completed"):
+        reply = socket_job_reply(job, state, "c-42", "translate", None, "key-1")
+        valid(document, "SocketJobReply", reply)
+        SocketJobReply.model_validate(reply)
+        assert reply["job"] is job and reply["headers"]["idempotencyKey"] == "key-1"
+        assert "error" not in reply and "payload" not in reply

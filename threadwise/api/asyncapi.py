@@ -15,7 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from threadwise.protocol import SocketCancel, SocketMessage, SocketPlainMessage, SocketReply
+from threadwise.protocol import (
+    SocketCancel,
+    SocketJob,
+    SocketJobReply,
+    SocketMessage,
+    SocketPlainMessage,
+    SocketReply,
+)
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "asyncapi.yaml"
 
@@ -24,7 +31,9 @@ FRAMES: list[tuple[type[BaseModel], JsonSchemaMode]] = [
     (SocketMessage, "validation"),
     (SocketPlainMessage, "validation"),
     (SocketCancel, "validation"),
+    (SocketJob, "validation"),
     (SocketReply, "serialization"),
+    (SocketJobReply, "serialization"),
 ]
 
 

@@ -27,6 +27,8 @@ ACTIVE: tuple[Status, ...] = ("queued", "running")
 ENDED: tuple[Status, ...] = ("completed", "failed", "cancelled")
 # A webhook's own state: the job has not ended, delivery under way, taken, or given up.
 WebhookStatus = Literal["waiting", "pending", "delivered", "failed"]
+# Ids per ``IN (…)``: well under SQLite's 999 bound parameters.
+IN_LIMIT = 500
 
 
 def _utc_now() -> datetime:
@@ -202,6 +204,19 @@ class JobStore:
         records = [_record(row) for row in rows[:limit]]
         more = len(rows) > limit
         return Page(records, _cursor(records[-1]) if more and records else None)
+
+    def ended_among(self, job_ids: Collection[str]) -> list[JobRecord]:
+        """Those of ``job_ids`` that have ended (what a watcher of jobs asks, in one query per
+        ``IN_LIMIT`` ids)."""
+        ids = sorted(set(job_ids))
+        ended: list[JobRecord] = []
+        with self.database.session() as session:
+            for start in range(0, len(ids), IN_LIMIT):
+                query = select(Job).where(
+                    Job.job_id.in_(ids[start : start + IN_LIMIT]), Job.status.in_(ENDED)
+                )
+                ended.extend(_record(row) for row in session.scalars(query))
+        return ended
 
     def active_count(self, tenant: str, organization: str) -> tuple[int, int]:
         """The organization's jobs not ended, and the characters they hold."""

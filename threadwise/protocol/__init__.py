@@ -23,11 +23,16 @@ from threadwise.protocol.fields import (
 from threadwise.protocol.frames import (
     SocketCancel,
     SocketCancelHeaders,
+    SocketJob,
+    SocketJobPayload,
+    SocketJobReply,
+    SocketJobWebhook,
     SocketMessage,
     SocketPlainMessage,
     SocketReply,
     SocketReplyHeaders,
     SocketRequestHeaders,
+    socket_job_reply,
     socket_reply,
 )
 from threadwise.protocol.request import (
@@ -108,6 +113,10 @@ __all__ = [
     "Setting",
     "SocketCancel",
     "SocketCancelHeaders",
+    "SocketJob",
+    "SocketJobPayload",
+    "SocketJobReply",
+    "SocketJobWebhook",
     "SocketMessage",
     "SocketPlainMessage",
     "SocketReply",
@@ -123,5 +132,6 @@ __all__ = [
     "echoed_id",
     "error_envelope",
     "results_envelope",
+    "socket_job_reply",
     "socket_reply",
 ]

@@ -32,6 +32,7 @@ from threadwise.payload import charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, results_envelope
 from threadwise.serving.admission import Admitted
 from threadwise.serving.job_parts import decoded, encoded, joined, part_count, parts, storable
+from threadwise.serving.job_watch import JobWatch
 from threadwise.serving.operations import (
     Operation,
     Operations,
@@ -87,6 +88,8 @@ class Jobs:
         self.limits = limits
         self.metrics = metrics
         self._sleep = sleep
+        # Who tells a transport that a job ended (the WebSocket pushes it), from any replica.
+        self.watcher = JobWatch(store)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
 

@@ -10,7 +10,14 @@ from starlette.types import Message
 
 from threadwise.errors import ServiceError
 from threadwise.payload import decode_json, json_object
-from threadwise.protocol import MAX_ECHOED_ID_LENGTH, Envelope, ErrorCode, echoed_id, socket_reply
+from threadwise.protocol import (
+    MAX_ECHOED_ID_LENGTH,
+    Envelope,
+    ErrorCode,
+    echoed_id,
+    socket_job_reply,
+    socket_reply,
+)
 
 SUPERPOWERS = ("summarize", "translate")
 # What an error frame names as its superpower when the frame named none it could read.
@@ -72,13 +79,13 @@ def read_frame(text: str) -> dict[str, Any]:
 
 
 def check_request_frame(kind: Any, ids: FrameIds) -> str:
-    """A request frame's correlation id; refused if it has none usable, or names no known
-    superpower."""
-    if kind not in (None, "message"):
+    """A request frame's correlation id (``message``, ``job`` or the plain body); refused if
+    it has none usable, or names no known superpower."""
+    if kind not in (None, "message", "job"):
         raise ServiceError(
             ErrorCode.UNKNOWN_ACTION,
-            f"Unknown frame action {_shown(kind)}: send 'message' (a superpower request) or "
-            "'cancel'.",
+            f"Unknown frame action {_shown(kind)}: send 'message' (a superpower request), "
+            "'job' (one as an asynchronous job) or 'cancel'.",
         )
     if ids.correlation_id is None:
         raise ServiceError(
@@ -94,7 +101,7 @@ def check_request_frame(kind: Any, ids: FrameIds) -> str:
             f"{MAX_ECHOED_ID_LENGTH} are accepted (a UUID has 36). Send a shorter one.",
         )
     if ids.action not in SUPERPOWERS:
-        where = "headers.action" if kind == "message" else "headers.action or actionType"
+        where = "headers.action" if kind else "headers.action or actionType"
         if ids.action == UNKNOWN_SUPERPOWER:
             raise ServiceError(
                 ErrorCode.REQUIRED_FIELDS_MISSING,
@@ -148,6 +155,14 @@ def encode_reply(envelope: Envelope, to: ReplyTo) -> str:
         envelope, to.correlation_id, to.action, to.trace_id, to.idempotency_key
     ).to_wire()
     # Frames are decoded without lone surrogates (decode_json): every reply is UTF-8.
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_job_reply(job: dict[str, Any], state: str, to: ReplyTo) -> str:
+    """The job resource ``job`` as a reply to the job frame ``to``, in ``state``."""
+    reply = socket_job_reply(
+        job, state, to.correlation_id, to.action, to.trace_id, to.idempotency_key
+    )
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -1,5 +1,6 @@
 """One open socket: reads its frames, lets each request in as a REST call is let in, runs it
-as a task of its own, and sends the replies in the order they are ready."""
+as a task of its own (or submits it as a job, whose end is pushed while the socket is open),
+and sends the replies in the order they are ready."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from threadwise.api.socket.frames import (
     ReplyTo,
     check_request_frame,
     close_reason,
+    encode_job_reply,
     encode_reply,
     frame_ids,
     frame_text,
@@ -25,6 +27,8 @@ from threadwise.api.socket.frames import (
 )
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
+from threadwise.jobs.resource import job_resource
+from threadwise.jobs.store import JobRecord
 from threadwise.payload import validate
 from threadwise.protocol import (
     MAX_ECHOED_ID_LENGTH,
@@ -34,6 +38,7 @@ from threadwise.protocol import (
     Request,
     ResponseItem,
     SocketCancel,
+    SocketJob,
     SocketMessage,
     SocketPlainMessage,
     completed_envelope,
@@ -43,6 +48,7 @@ from threadwise.protocol import (
 from threadwise.serving.admission import Admitted
 from threadwise.serving.context import ServingContext
 from threadwise.serving.idempotency import check_key
+from threadwise.serving.job_watch import Watch
 from threadwise.serving.operations import Operation
 from threadwise.serving.records import RequestRecord
 
@@ -61,6 +67,9 @@ class SocketRequest:
     request: Request | None = None  # once the body is read: its requestId and variant echo
     cancelled: bool = False
     finished: bool = False
+    # A job frame: submitted, not run here; its task is not cancelled (the submission is
+    # short, and cut short it could leave a job stored but never queued).
+    job: bool = False
 
 
 class SocketSession:
@@ -84,6 +93,7 @@ class SocketSession:
         self._outbox: asyncio.Queue[str] = asyncio.Queue()
         self._sent = asyncio.Event()  # the writer took a reply: there may be room
         self._closed = False
+        self._watches: set[Watch] = set()  # the jobs submitted here, until they end
 
     async def serve(self) -> None:
         writer = asyncio.create_task(self._write())
@@ -106,10 +116,14 @@ class SocketSession:
                 self.on_frame(text)
         finally:
             self._closed = True
-            # A closed socket cancels its requests: no work is done for nobody.
+            # A closed socket cancels its requests: no work is done for nobody. Its jobs go
+            # on (GET /jobs/{jobId}, their webhook), unwatched.
+            for watch in self._watches:
+                watch.stop()
             tasks = [r.task for r in self.in_flight if r.task is not None]
-            for task in tasks:
-                task.cancel()
+            for request in self.in_flight:
+                if request.task is not None and not request.job:
+                    request.task.cancel()
             writer.cancel()
             await asyncio.gather(*tasks, writer, return_exceptions=True)
 
@@ -153,8 +167,10 @@ class SocketSession:
                 "allowed. Wait for a reply before sending more, or open another connection.",
             )
         operation = cast(Operation, ids.action)  # check_request_frame let only those through
-        request = SocketRequest(correlation_id, operation, ids.trace_id, ids.idempotency_key)
-        request.task = asyncio.create_task(self._answer(request, data, sdk=kind == "message"))
+        request = SocketRequest(
+            correlation_id, operation, ids.trace_id, ids.idempotency_key, job=kind == "job"
+        )
+        request.task = asyncio.create_task(self._answer(request, data, kind))
         request.task.add_done_callback(lambda _: self._settled(request))
         self.in_flight.add(request)
 
@@ -167,23 +183,37 @@ class SocketSession:
                 "A cancel frame needs headers.correlationId, a string of 1 to "
                 f"{MAX_ECHOED_ID_LENGTH} characters. {exc.message}",
             ) from None
-        # A cancel for a request already answered (or never sent) has nothing to stop.
+        # A cancel for a request already answered (or never sent) has nothing to stop; nor
+        # has one for a job (DELETE /jobs/{jobId} cancels it).
         for request in self.in_flight:
-            if request.correlation_id == cancel.headers.correlationId and request.task:
+            if (
+                request.correlation_id == cancel.headers.correlationId
+                and request.task
+                and not request.job
+            ):
                 request.cancelled = True
                 request.task.cancel()
 
     # --- a request -------------------------------------------------------------------------
 
-    async def _answer(self, request: SocketRequest, data: dict[str, Any], *, sdk: bool) -> None:
+    async def _answer(self, request: SocketRequest, data: dict[str, Any], kind: Any) -> None:
         # One log line and the request metrics, as for a REST call.
         record = RequestRecord.start("websocket", request.correlation_id, request.trace_id)
         record.operation = request.action
+        webhook: str | None = None
+        submitted: JobRecord | None = None
 
         async def read_body(_caller: Principal) -> MessageBody:
-            body = (
-                validate(SocketMessage, data).payload if sdk else validate(SocketPlainMessage, data)
-            )
+            nonlocal webhook
+            body: MessageBody
+            if kind == "job":
+                payload = validate(SocketJob, data).payload
+                webhook = payload.webhook.url.strip() if payload.webhook else None
+                body = MessageBody(session=payload.session, request=payload.request)
+            elif kind == "message":
+                body = validate(SocketMessage, data).payload
+            else:
+                body = validate(SocketPlainMessage, data)
             request.request = body.request  # what an error reply echoes from now on
             return body
 
@@ -193,7 +223,11 @@ class SocketSession:
             admitted = await self.serving.admission.admit(
                 request.action, self.token, self.host, read_body, record
             )
-            envelope = await self._run(request, admitted, record)
+            if request.job:
+                submitted = await self._submit(request, admitted, webhook)
+                reply = encode_job_reply(job_resource(submitted), "accepted", request)
+            else:
+                reply = encode_reply(await self._run(request, admitted, record), request)
         except ServiceError as exc:
             if exc.code is ErrorCode.PROCESSING_FAILED:
                 log.warning("websocket %s failed: %s", request.action, exc.message)
@@ -201,6 +235,7 @@ class SocketSession:
             envelope = error_envelope(
                 request.action, exc.code, exc.message, request.request, exc.retry_after
             )
+            reply = encode_reply(envelope, request)
         except asyncio.CancelledError:
             record.failed_with(
                 ServiceError(ErrorCode.REQUEST_CANCELLED, "cancelled", reason="client_cancel")
@@ -216,8 +251,11 @@ class SocketSession:
             )
             record.failed_with(error)
             envelope = error_envelope(request.action, error.code, error.message, request.request)
+            reply = encode_reply(envelope, request)
         request.finished = True  # before the answer: a late partial must not follow it
-        self._send(request, envelope)
+        self._outbox.put_nowait(reply)
+        if submitted is not None and not self._closed:
+            self._watch(request, submitted.job_id)  # after "accepted": its end comes next
         record.finish(self.serving.metrics, log_content=self.serving.settings.log_content)
 
     def _settled(self, request: SocketRequest) -> None:
@@ -267,6 +305,30 @@ class SocketSession:
             charged=admitted.characters,
         )
         return results_envelope(request.action, results, body.request)
+
+    async def _submit(
+        self, request: SocketRequest, admitted: Admitted, webhook: str | None
+    ) -> JobRecord:
+        """Store and queue the request as a job, as ``POST /jobs/*`` does."""
+        key = request.idempotency_key
+        job, _ = await self.serving.jobs.submit(
+            admitted,
+            webhook_url=webhook,
+            idempotency_key=check_key(key, "headers.idempotencyKey") if key else None,
+        )
+        return job
+
+    def _watch(self, request: SocketRequest, job_id: str) -> None:
+        """Push the job's end, correlated with the frame that submitted it, when it comes
+        (from whichever replica ran it) and the socket is still open."""
+
+        def ended(job: JobRecord) -> None:
+            self._watches.discard(watch)
+            if not self._closed:
+                self._outbox.put_nowait(encode_job_reply(job_resource(job), job.status, request))
+
+        watch = self.serving.jobs.watcher.watch(job_id, ended)
+        self._watches.add(watch)
 
     # --- frames out ------------------------------------------------------------------------
 
