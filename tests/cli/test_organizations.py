@@ -59,6 +59,7 @@ def test_organization_policies(
         "issue,tone",
         "mask",
         "-",
+        "-",
         "churnRisk,tone",
     ]
     code, out, _ = run(capsys, "aspects", "list", "o1", "--json")
@@ -82,7 +83,7 @@ def test_organization_policy_mistakes(data_dir: Path, capsys: pytest.CaptureFixt
     assert code == 2 and "There is no tenant 'acme'" in err
     assert run(capsys, "clients", "create", "--org", "o1", "--tenant", "acme")[0] == 0
     code, _, err = run(capsys, "organizations", "set", "o1", "--tenant", "acme")
-    assert code == 2 and "give --aspects, --redact, --monthly-characters or several" in err
+    assert code == 2 and "give --aspects, --redact, --monthly-characters, --webhook-url" in err
     code, _, err = run(capsys, "organizations", "set", "o1", "--tenant", "acme", "--aspects", "x")
     assert code == 2 and "'x' is not a summary aspect" in err
     aspect = ["aspects", "put", "o1", "recap", "--tenant", "acme", "--instruction", "Sum up."]
@@ -95,3 +96,38 @@ def test_organization_policy_mistakes(data_dir: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         main(["organizations", "set", "o1", "--redact", "yes"])  # not one of the choices
     capsys.readouterr()
+
+
+def test_organization_webhook_url(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "clients", "create", "--org", "o1")[0] == 0
+    url = "https://93.184.215.14/threadwise"  # a public address: nothing to resolve
+    code, out, _ = run(capsys, "organizations", "set", "o1", "--webhook-url", url)
+    assert code == 0 and f"webhook URL           {url}" in out
+    code, out, _ = run(capsys, "organizations", "show", "o1", "--json")
+    assert json.loads(out)["webhook_url"] == url
+    code, out, _ = run(capsys, "organizations", "list")
+    assert out.split("\n")[1].split() == ["default", "o1", "-", "-", "-", url, "-"]
+
+    for refused, reason in (
+        ("ftp://93.184.215.14/", "must start with https:// or http://"),
+        ("http://127.0.0.1:8080/hook", "a loopback address"),
+        ("http://169.254.169.254/", "a cloud metadata address"),
+    ):
+        code, _, err = run(capsys, "organizations", "set", "o1", "--webhook-url", refused)
+        assert code == 2 and reason in err
+    code, out, _ = run(capsys, "organizations", "show", "o1", "--json")
+    assert json.loads(out)["webhook_url"] == url  # as it was
+
+    code, out, _ = run(capsys, "organizations", "set", "o1", "--webhook-url", "", "--json")
+    assert code == 0 and json.loads(out)["webhook_url"] is None
+    assert json.loads(run(capsys, "organizations", "list", "--json")[1]) == []
+
+
+def test_an_allowed_host_may_be_the_default_webhook(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(capsys, "clients", "create", "--org", "o1")[0] == 0
+    monkeypatch.setenv("THREADWISE_WEBHOOK_ALLOWED_HOSTS", "127.0.0.1:8080")
+    url = "http://127.0.0.1:8080/hook"
+    code, out, _ = run(capsys, "organizations", "set", "o1", "--webhook-url", url, "--json")
+    assert code == 0 and json.loads(out)["webhook_url"] == url

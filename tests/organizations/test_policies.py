@@ -248,3 +248,20 @@ def test_the_tenant_and_organization_must_be_valid(
 def test_built_in_aspects() -> None:
     assert BUILT_IN_ASPECTS[:4] == ("issue", "resolution", "resolutionStatus", "nextSteps")
     assert len(BUILT_IN_ASPECTS) == 9
+
+
+def test_the_default_webhook_url(policies: OrganizationPolicies, tenant: str) -> None:
+    url = "https://hooks.example.com/threadwise?source=jobs"
+    kept = policies.set_defaults(tenant, "org-a", webhook_url=f"  {url} ")
+    assert kept == OrganizationPolicy(webhook_url=url)
+    assert policies.policy(tenant, "org-a").webhook_url == url
+    assert policies.organizations(tenant) == [(tenant, "org-a")]  # a URL alone is stored
+    both = policies.set_defaults(tenant, "org-a", redact_personal_data="mask")
+    assert both.webhook_url == url  # not given: as it was
+    assert policies.set_defaults(tenant, "org-a", webhook_url="").webhook_url is None
+    policies.set_defaults(tenant, "org-a", redact_personal_data="off")
+    assert policies.organizations(tenant) == []  # nothing is left stored
+    for refused in ("ftp://hooks.example.com/", "hooks.example.com/x", "https://x/" + "a" * 2048):
+        with pytest.raises(ValueError, match="starts with https://"):
+            policies.set_defaults(tenant, "org-a", webhook_url=refused)
+    assert policies.policy(tenant, "org-a") == OrganizationPolicy()

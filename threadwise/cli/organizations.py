@@ -1,9 +1,10 @@
-"""``threadwise organizations``: an organization's defaults for requests that set none, and
-its monthly quota."""
+"""``threadwise organizations``: an organization's defaults for requests that set none, its
+monthly quota, and where its jobs' webhooks go."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 from typing import Any
 
 from threadwise.auth.tenancy import tenant_name
@@ -13,6 +14,7 @@ from threadwise.cli.output import print_json, print_table, progress
 from threadwise.cli.stores import organization_policies
 from threadwise.config import Settings
 from threadwise.organizations.policies import OrganizationPolicy
+from threadwise.webhooks.targets import TargetError, UnsafeTarget, resolve_target
 
 
 def add_commands(commands: Commands) -> None:
@@ -60,6 +62,11 @@ def add_commands(commands: Commands) -> None:
         "once per target language); beyond it they are refused with 429 QUOTA_EXCEEDED. "
         "0 or 'none' clears it",
     )
+    set_defaults.add_argument(
+        "--webhook-url",
+        metavar="URL",
+        help="where the webhooks of its jobs that name no webhook go (https://...); '' clears it",
+    )
     set_defaults.add_argument("--json", action="store_true", help="print a JSON object")
     set_defaults.set_defaults(run=_set)
 
@@ -106,7 +113,15 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         print("no organization has policies; `threadwise organizations set ORG` sets its defaults")
         return 0
     rows = [
-        ["TENANT", "ORGANIZATION", "SUMMARY ASPECTS", "REDACT", "MONTHLY CHARS", "CUSTOM ASPECTS"]
+        [
+            "TENANT",
+            "ORGANIZATION",
+            "SUMMARY ASPECTS",
+            "REDACT",
+            "MONTHLY CHARS",
+            "WEBHOOK URL",
+            "CUSTOM ASPECTS",
+        ]
     ]
     for tenant, organization, policy in found:
         rows.append(
@@ -116,6 +131,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
                 ",".join(policy.summary_aspects) or "-",
                 policy.redact_personal_data or "-",
                 str(policy.monthly_characters or "-"),
+                policy.webhook_url or "-",
                 ",".join(aspect.name for aspect in policy.custom_aspects) or "-",
             ]
         )
@@ -131,8 +147,15 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
         changes["redact_personal_data"] = args.redact
     if args.monthly_characters is not None:
         changes["monthly_characters"] = args.monthly_characters
+    if args.webhook_url is not None:
+        if args.webhook_url.strip() and not _webhook_checked(args.webhook_url, settings):
+            return 2
+        changes["webhook_url"] = args.webhook_url
     if not changes:
-        progress("nothing to set: give --aspects, --redact, --monthly-characters or several")
+        progress(
+            "nothing to set: give --aspects, --redact, --monthly-characters, --webhook-url "
+            "or several"
+        )
         return 2
     with organization_policies(settings) as policies:
         try:
@@ -142,6 +165,19 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
             return 2
     _print_policy(args.tenant, args.organization, policy, args.json)
     return 0
+
+
+def _webhook_checked(url: str, settings: Settings) -> bool:
+    """False (and why, said) for a URL no webhook would be delivered to; a host that does
+    not resolve from here is only warned of, as it may from the server."""
+    try:
+        asyncio.run(resolve_target(url.strip(), settings.webhook_hosts))
+    except UnsafeTarget as exc:
+        progress(str(exc))
+        return False
+    except TargetError as exc:
+        progress(f"warning: {exc} Its webhooks fail until it does.")
+    return True
 
 
 def _print_policy(
@@ -155,6 +191,7 @@ def _print_policy(
     print(f"  redact personal data  {policy.redact_personal_data or 'no default'}")
     quota = policy.monthly_characters
     print(f"  monthly characters    {f'{quota} (UTC month)' if quota else 'no quota'}")
+    print(f"  webhook URL           {policy.webhook_url or 'none'}")
     if policy.custom_aspects:
         print("custom aspects:")
         print_aspects(policy.custom_aspects)
@@ -168,5 +205,6 @@ def _policy_json(tenant: str, organization: str, policy: OrganizationPolicy) -> 
         "summary_aspects": list(policy.summary_aspects),
         "redact_personal_data": policy.redact_personal_data,
         "monthly_characters": policy.monthly_characters,
+        "webhook_url": policy.webhook_url,
         "custom_aspects": [aspect_json(aspect) for aspect in policy.custom_aspects],
     }
