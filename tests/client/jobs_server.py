@@ -25,8 +25,8 @@ ENVELOPES = {"summarize": SUMMARY_ENVELOPE, "translate": TRANSLATION_ENVELOPE}
 
 
 def error_reply(status: int, code: str, retryable: bool = False) -> httpx2.Response:
-    body = {"state": "error", "error": {"code": code, "message": f"{code} for the test"}}
-    body["error"]["retryable"] = retryable
+    error = {"code": code, "message": f"{code} for the test", "retryable": retryable}
+    body = {"state": "error", "error": error}
     return httpx2.Response(status, json=body)
 
 
