@@ -102,15 +102,19 @@ def add_jobs_commands(jobs: argparse.ArgumentParser) -> None:
     """``jobs list|show|cancel``, each printing what the API answers as JSON."""
     commands = jobs.add_subparsers(dest="jobs_command", required=True)
     listing = commands.add_parser("list", help="the jobs, newest first (without their results)")
-    listing.add_argument("--organization", "--org", help="default: every one you may act for")
+    listing.add_argument(
+        "--organization", "--org", metavar="ORG", help="default: every one you may act for"
+    )
     listing.add_argument(
         "--status", choices=["queued", "running", "completed", "failed", "cancelled"]
     )
-    listing.add_argument("--limit", type=int, default=20, help="at most this many (%(default)s)")
+    listing.add_argument(
+        "--limit", type=int, default=20, metavar="N", help="at most this many (%(default)s)"
+    )
     show = commands.add_parser("show", help="a job, with its result once completed")
-    show.add_argument("job_id", metavar="JOB_ID")
     cancel = commands.add_parser("cancel", help="cancel a queued or running job")
-    cancel.add_argument("job_id", metavar="JOB_ID")
+    for command in (show, cancel):
+        command.add_argument("job_id", metavar="JOB_ID", help="as --submit printed it (jobId)")
 
 
 def request_settings(action: Superpower, args: argparse.Namespace) -> dict[str, Any]:
