@@ -101,7 +101,7 @@ async def test_a_cancelled_job_raises_request_cancelled() -> None:
     async with client(server, waits) as threadwise:
         handle = await threadwise.submit_translate("Hello", organization="o", targets="es")
         cancelled = await threadwise.cancel_job(handle.job_id)
-        assert (await handle.wait()).status == "cancelled"  # ended: read once, no wait
+        assert (await handle.wait()).status == "cancelled"  # the handle reads it at its poll
     assert cancelled.status == "cancelled" and cancelled.done
     assert reads(server)[1:] == [f"DELETE /jobs/{handle.job_id}", f"GET /jobs/{handle.job_id}"]
     with pytest.raises(ThreadwiseError) as failed:

@@ -113,7 +113,9 @@ class SyncClient:
     def delete_glossary(self, organization: str, glossary_id: str) -> None:
         self._runner.run(self._client.delete_glossary(organization, glossary_id))
 
-    def submit(self, operation: Superpower, body: dict[str, Any], **options: Any) -> SyncJob[Any]:
+    def submit(
+        self, operation: Superpower, body: dict[str, Any], **options: Any
+    ) -> SyncJob[JobResult]:
         """As ``ThreadwiseClient.submit``: a request body as the API takes it, as a job."""
         return SyncJob(
             self._runner, self._runner.run(self._client.submit(operation, body, **options))
