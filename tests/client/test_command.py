@@ -200,11 +200,3 @@ def test_jobs_list_show_and_cancel(
     assert [job["jobId"] for job in cancelled] == [first]
     assert main([*connection, "jobs", "show", "job_gone"]) == 2
     assert "NOT_FOUND" in capsys.readouterr().err
-
-
-def test_jobs_need_a_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["jobs", "list"]) == 2
-    assert "--url URL" in capsys.readouterr().err
-    argv = ["translate", conversation_file(tmp_path), "--org", "o", "--to", "es", "--submit"]
-    assert main(argv) == 2
-    assert "--url URL" in capsys.readouterr().err
