@@ -46,3 +46,11 @@ def test_translate_reports_what_to_fix(
     path.write_text(json.dumps(body))
     assert main(["translate", str(path)]) == 2
     assert "MISSING_TARGET_LANGUAGE" in capsys.readouterr().err
+
+
+def test_a_job_needs_a_server(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for option in ("--submit", "--wait", "--webhook=https://r.test"):
+        assert main(["translate", str(TRANSLATE_EXAMPLE), "--to", "es", option]) == 2
+        assert "give --url URL" in capsys.readouterr().err

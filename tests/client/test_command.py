@@ -1,20 +1,24 @@
 """`threadwise --url URL summarize|translate FILE` and `threadwise-client`: a request body or
 a simple conversation sent to a live server with the client (fast-tier translations: no model
-time), the envelope printed as JSON, refusals as a line and an exit code."""
+time), the envelope printed as JSON, refusals as a line and an exit code. Jobs (`--submit`,
+`--wait`, `jobs list|show|cancel`) against the jobs API played over a fake transport."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
+from tests.client.jobs_server import SUMMARY_ENVELOPE, JobsServer
 from tests.client.live import ENGLISH, new_account
 from tests.conftest import LiveServer, minimal_body
 from threadwise.cli import main
-from threadwise.client import command
+from threadwise.client import ThreadwiseClient, command
 from threadwise.services import Services
 
 
@@ -108,3 +112,91 @@ def test_the_client_command_needs_a_url(
     monkeypatch.delenv("THREADWISE_URL", raising=False)
     assert command.main(["translate", "-", "--to", "es"]) == 2
     assert "--url URL" in capsys.readouterr().err
+
+
+async def no_wait(seconds: float) -> None:
+    pass
+
+
+def playing(monkeypatch: pytest.MonkeyPatch, server: JobsServer) -> list[str]:
+    """The commands' client talks to ``server``, its polls not waited for; the arguments
+    before the command."""
+    fake = functools.partial(
+        ThreadwiseClient, transport=httpx2.MockTransport(server), sleep=no_wait
+    )
+    monkeypatch.setattr(command, "ThreadwiseClient", fake)
+    return ["--url", "http://threadwise.test", "--api-key", "twk_test"]
+
+
+def conversation_file(tmp_path: Path) -> str:
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps({"messages": ["My parcel 7781 is late."]}))
+    return str(path)
+
+
+def test_submit_prints_the_queued_job(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = JobsServer()
+    connection = playing(monkeypatch, server)
+    file = conversation_file(tmp_path)
+    argv = [
+        "translate",
+        file,
+        "--org",
+        "o",
+        "--to",
+        "es",
+        "--submit",
+        "--webhook",
+        "https://r.test",
+    ]
+    assert main([*connection, *argv]) == 0
+    job = printed_json(capsys.readouterr().out)
+    assert job["status"] == "queued" and job["jobId"] in server.jobs
+    assert job["webhook"]["url"] == "https://r.test"
+    [submitted] = server.requests
+    assert submitted.url.path == "/jobs/translate" and submitted.headers["Idempotency-Key"]
+
+
+def test_wait_prints_the_envelope_as_the_call_would(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    connection = playing(monkeypatch, JobsServer())
+    argv = ["summarize", conversation_file(tmp_path), "--org", "o", "--wait"]
+    assert command.main([*connection, *argv]) == 0
+    assert json.loads(capsys.readouterr().out) == SUMMARY_ENVELOPE
+
+
+def test_a_failed_job_waited_for_is_its_code_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    connection = playing(monkeypatch, JobsServer(outcome="failed"))
+    argv = ["summarize", conversation_file(tmp_path), "--org", "o", "--wait"]
+    assert main([*connection, *argv]) == 1
+    assert "PROCESSING_FAILED: the engine failed" in capsys.readouterr().err
+
+
+def test_jobs_list_show_and_cancel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = JobsServer()
+    connection = playing(monkeypatch, server)
+    file = conversation_file(tmp_path)
+    for _ in range(3):
+        assert main([*connection, "translate", file, "--org", "o", "--to", "es", "--submit"]) == 0
+    first, second, third = server.jobs
+    capsys.readouterr()
+
+    assert main([*connection, "jobs", "list", "--org", "o", "--limit", "2"]) == 0
+    listed = printed_json(capsys.readouterr().out)["jobs"]
+    assert [job["jobId"] for job in listed] == [third, second]
+    assert main([*connection, "jobs", "cancel", first]) == 0
+    assert printed_json(capsys.readouterr().out)["status"] == "cancelled"
+    assert main([*connection, "jobs", "show", second]) == 0
+    assert printed_json(capsys.readouterr().out)["status"] == "running"
+    assert command.main([*connection, "jobs", "list", "--status", "cancelled"]) == 0
+    cancelled = json.loads(capsys.readouterr().out)["jobs"]
+    assert [job["jobId"] for job in cancelled] == [first]
+    assert main([*connection, "jobs", "show", "job_gone"]) == 2
+    assert "NOT_FOUND" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from threadwise.cli import (
     aspects,
     clients,
     glossaries,
+    jobs,
     keys,
     local,
     maintenance,
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         aspects,
         glossaries,
         usage,
+        jobs,
         webhooks,
         keys,
     ):

@@ -17,6 +17,7 @@ from threadwise.client.command import (
     add_summarize_options,
     add_translate_options,
     request_body,
+    submitted_as_job,
 )
 from threadwise.client.command import run as run_remote
 from threadwise.config import Settings
@@ -59,6 +60,9 @@ def _read_body(args: argparse.Namespace, action: Superpower) -> Any:
 def _summarize(args: argparse.Namespace, settings: Settings) -> int:
     if args.url:
         return run_remote("summarize", args)
+    if submitted_as_job(args):
+        progress("--submit, --wait and --webhook make a job of a server: give --url URL")
+        return 2
     from threadwise.services import build_services
 
     data = _read_body(args, "summarize")
@@ -82,6 +86,9 @@ def _summarize(args: argparse.Namespace, settings: Settings) -> int:
 def _translate(args: argparse.Namespace, settings: Settings) -> int:
     if args.url:
         return run_remote("translate", args)
+    if submitted_as_job(args):
+        progress("--submit, --wait and --webhook make a job of a server: give --url URL")
+        return 2
     from threadwise.protocol import results_envelope
     from threadwise.services import build_services
 

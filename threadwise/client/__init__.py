@@ -8,6 +8,8 @@ flight.
         [spanish] = await threadwise.translate(["Hello"], organization="org-1", targets="es")
         async for draft in threadwise.stream_summary(conversations, organization="org-1"):
             print(draft.text)
+        job = await threadwise.submit_summarize(conversations, organization="org-1")
+        summary = (await job.wait()).result()
 
 ``SyncClient`` makes the same calls blocking. It imports nothing else of threadwise: it is
 installed alone as the ``threadwise-client`` distribution (``clients/python``).
@@ -18,6 +20,7 @@ from __future__ import annotations
 from threadwise.client.async_client import DEFAULT_TIMEOUT, ThreadwiseClient
 from threadwise.client.auth import ApiKey, ClientCredentials, Credentials, GivenToken
 from threadwise.client.errors import SocketClosed, ThreadwiseError
+from threadwise.client.jobs import Job, JobError, JobHandle, JobWebhook, WebhookAttempt
 from threadwise.client.models import (
     Conversation,
     Glossary,
@@ -35,7 +38,7 @@ from threadwise.client.models import (
 )
 from threadwise.client.retry import NEVER, RetryPolicy
 from threadwise.client.socket import SuperpowerSocket
-from threadwise.client.sync_client import SyncClient
+from threadwise.client.sync_client import SyncClient, SyncJob
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -47,6 +50,10 @@ __all__ = [
     "GivenToken",
     "Glossary",
     "GlossaryEntry",
+    "Job",
+    "JobError",
+    "JobHandle",
+    "JobWebhook",
     "LanguagePair",
     "Languages",
     "Message",
@@ -58,9 +65,11 @@ __all__ = [
     "SummaryItem",
     "SuperpowerSocket",
     "SyncClient",
+    "SyncJob",
     "ThreadwiseClient",
     "ThreadwiseError",
     "Translation",
     "Usage",
     "UsageQuota",
+    "WebhookAttempt",
 ]

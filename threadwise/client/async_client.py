@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Self
@@ -19,6 +20,7 @@ import httpx2
 from threadwise.client import bodies
 from threadwise.client.auth import ApiKey, ClientCredentials, Credentials, GivenToken
 from threadwise.client.errors import ThreadwiseError
+from threadwise.client.jobs import JobCalls
 from threadwise.client.models import (
     Glossary,
     GlossaryEntry,
@@ -65,13 +67,13 @@ def credentials_from(
     return None
 
 
-class ThreadwiseClient:
+class ThreadwiseClient(JobCalls):
     """Async client of one threadwise server.
 
     Authenticates with ``api_key``, ``client_id`` and ``client_secret`` (tokens fetched and
     renewed), a ``token``, or ``credentials``; without any, from the environment. Retries
-    follow ``retry``; ``transport`` replaces the HTTP transport (tests), ``sleep`` the wait
-    between retries.
+    follow ``retry``; ``transport`` replaces the HTTP transport (tests), ``sleep`` and
+    ``clock`` the waits between retries and between a job's polls. Jobs: ``JobCalls``.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class ThreadwiseClient:
         retry: RetryPolicy | None = None,
         transport: httpx2.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -95,6 +98,7 @@ class ThreadwiseClient:
             api_key=api_key, client_id=client_id, client_secret=client_secret, token=token
         )
         self._sleep = sleep
+        self._clock = clock
         self._http = httpx2.AsyncClient(
             base_url=self.base_url, timeout=timeout, transport=transport
         )
@@ -147,7 +151,9 @@ class ThreadwiseClient:
         async def attempt() -> httpx2.Response:
             return await self._send(method, path, json, params, headers)
 
-        return await with_retries(self.retry, attempt, sleep=self._sleep, resend_safe=resend_safe)
+        return await with_retries(
+            self.retry, attempt, clock=self._clock, sleep=self._sleep, resend_safe=resend_safe
+        )
 
     async def _send(
         self,
@@ -280,7 +286,7 @@ class ThreadwiseClient:
 
         async def run() -> None:
             try:
-                await with_retries(self.retry, attempt, sleep=self._sleep)
+                await with_retries(self.retry, attempt, clock=self._clock, sleep=self._sleep)
             finally:
                 queue.put_nowait(None)
 

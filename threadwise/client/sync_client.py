@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any, Self
+from collections.abc import Iterator, Sequence
+from typing import Any, Generic, Self, TypeVar
 
 from threadwise.client.async_client import Superpower, ThreadwiseClient
 from threadwise.client.bodies import ConversationLike, TextsOrConversations
+from threadwise.client.jobs import Job, JobHandle, JobResult
 from threadwise.client.models import (
     Glossary,
     Languages,
@@ -16,6 +17,8 @@ from threadwise.client.models import (
     Translation,
     Usage,
 )
+
+R = TypeVar("R")
 
 
 class SyncClient:
@@ -110,6 +113,63 @@ class SyncClient:
     def delete_glossary(self, organization: str, glossary_id: str) -> None:
         self._runner.run(self._client.delete_glossary(organization, glossary_id))
 
+    def submit(
+        self, operation: Superpower, body: dict[str, Any], **options: Any
+    ) -> SyncJob[JobResult]:
+        """As ``ThreadwiseClient.submit``: a request body as the API takes it, as a job."""
+        return SyncJob(
+            self._runner, self._runner.run(self._client.submit(operation, body, **options))
+        )
+
+    def submit_summarize(
+        self,
+        conversations: Sequence[ConversationLike] | ConversationLike,
+        *,
+        organization: str,
+        **options: Any,
+    ) -> SyncJob[Summary]:
+        """As ``ThreadwiseClient.submit_summarize``: ``wait()`` on the job it returns."""
+        submitted = self._client.submit_summarize(
+            conversations, organization=organization, **options
+        )
+        return SyncJob(self._runner, self._runner.run(submitted))
+
+    def submit_translate(
+        self,
+        texts_or_conversations: TextsOrConversations,
+        *,
+        organization: str,
+        targets: str | Sequence[str],
+        **options: Any,
+    ) -> SyncJob[list[Translation]]:
+        """As ``ThreadwiseClient.submit_translate``: ``wait()`` on the job it returns."""
+        submitted = self._client.submit_translate(
+            texts_or_conversations, organization=organization, targets=targets, **options
+        )
+        return SyncJob(self._runner, self._runner.run(submitted))
+
+    def get_job(self, job_id: str) -> Job[JobResult]:
+        return self._runner.run(self._client.get_job(job_id))
+
+    def list_jobs(
+        self, organization: str | None = None, status: str | None = None, limit: int = 20
+    ) -> Iterator[Job[JobResult]]:
+        """As ``ThreadwiseClient.list_jobs``: each page read when the iteration reaches it."""
+        jobs = self._client.list_jobs(organization, status, limit)
+
+        async def next_job() -> Job[JobResult]:
+            return await anext(jobs)
+
+        while True:
+            try:
+                job = self._runner.run(next_job())
+            except StopAsyncIteration:
+                return
+            yield job
+
+    def cancel_job(self, job_id: str) -> Job[JobResult]:
+        return self._runner.run(self._client.cancel_job(job_id))
+
     async def _call(
         self, action: Superpower, body: dict[str, Any], websocket: bool
     ) -> dict[str, Any]:
@@ -118,6 +178,33 @@ class SyncClient:
         async with self._client.connect() as socket:
             reply: dict[str, Any] = await socket.request(action, body)
             return reply
+
+
+class SyncJob(Generic[R]):
+    """A submitted job, for scripts: ``JobHandle``'s calls, blocking."""
+
+    def __init__(self, runner: asyncio.Runner, handle: JobHandle[R]) -> None:
+        self._runner = runner
+        self._handle = handle
+
+    @property
+    def job(self) -> Job[R]:
+        """The job as last read."""
+        return self._handle.job
+
+    @property
+    def job_id(self) -> str:
+        return self._handle.job_id
+
+    def refresh(self) -> Job[R]:
+        return self._runner.run(self._handle.refresh())
+
+    def wait(self, *, poll_interval: float = 1.0, timeout: float | None = None) -> Job[R]:
+        """As ``JobHandle.wait``."""
+        return self._runner.run(self._handle.wait(poll_interval=poll_interval, timeout=timeout))
+
+    def cancel(self) -> Job[R]:
+        return self._runner.run(self._handle.cancel())
 
 
 async def _build(base_url: str, options: dict[str, Any]) -> ThreadwiseClient:
