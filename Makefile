@@ -1,5 +1,5 @@
 # The two commands: `make serve` and `make test`. Both set up what they need first.
-.PHONY: setup serve test lint cluster bench bench-auth bench-translate bench-websocket bench-cluster
+.PHONY: setup serve test lint cluster bench bench-auth bench-translate bench-websocket bench-cluster bench-jobs
 
 # Everything the tests and benchmarks need (serve's set-up is part of it).
 setup:
@@ -41,3 +41,6 @@ bench-websocket: setup
 
 bench-cluster: setup
 	scripts/with-services.sh .venv/bin/python -m bench.cluster
+
+bench-jobs: setup
+	scripts/with-services.sh .venv/bin/python -m bench.jobs

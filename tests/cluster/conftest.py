@@ -35,6 +35,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         "THREADWISE_RESULT_CACHE_TTL_SECONDS": "0",
         "THREADWISE_METRICS_TOKEN": METRICS_TOKEN,
         "THREADWISE_LLM_NICE": "0",
+        # A killed replica's jobs are taken up by the other within seconds.
+        "THREADWISE_JOBS_STALLED_SECONDS": "6",
     }
     state = tmp_path_factory.mktemp("cluster")
     with running_cluster(

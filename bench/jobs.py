@@ -1,0 +1,330 @@
+"""Jobs benchmark: asynchronous jobs on two replicas sharing PostgreSQL's queue, behind HAProxy
+(scripts/cluster.py), one model server shared by them.
+
+    scripts/with-services.sh .venv/bin/python -m bench.jobs [--translations 1000]
+        [--summaries 20] [--concurrency 16] [--model small|default]
+
+(``make bench-jobs`` runs it with the defaults.) In one run:
+
+1. **Idle**: synchronous short translations (fast tier) one after another through the balancer
+   for ``--probe-seconds``: their p50 latency on an idle cluster.
+2. **Synchronous throughput**: ``--translations`` fast-tier translations sent synchronously,
+   ``--concurrency`` at a time: translations per second.
+3. **Jobs**: the same translations as jobs, and ``--summaries`` summary jobs (support chats),
+   submitted at once (``--concurrency`` submitters, the two replicas in turn), each with a
+   webhook to a receiver on loopback; meanwhile the probe of (1) runs again. Counted: every
+   job's webhook (once per job, by ``webhook-id``; a job's end is its webhook's arrival),
+   jobs ended per replica (``threadwise_jobs_ended_total``), and each completed job's items.
+
+Targets (issue 29): all jobs complete, none lost or ended twice; job throughput for the
+translations within 10% of the synchronous path's (ratio ≥ 0.9); the probe's p50 while jobs
+run within 1.5x of its idle p50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from bench.common import support_chat_bodies
+from bench.load import ORGANIZATION, short_translation, unique
+from scripts.cluster import Cluster, _threadwise, running_cluster
+
+METRICS_TOKEN = "bench-jobs-metrics"
+
+
+class Receiver:
+    """Webhooks on loopback: when each job's first delivery came, by job id."""
+
+    def __init__(self) -> None:
+        self.ended: dict[str, tuple[float, str]] = {}  # job id: (arrival, status)
+        self.deliveries = 0
+        self.ids: set[str] = set()
+        self.repeated = 0
+        self.lock = threading.Lock()
+        self.all_in = threading.Event()
+        self.expected = 0
+
+    def took(self, headers: dict[str, str], body: bytes) -> None:
+        event = json.loads(body)
+        with self.lock:
+            self.deliveries += 1
+            message_id = headers.get("webhook-id", "")
+            if message_id in self.ids:
+                self.repeated += 1
+                return
+            self.ids.add(message_id)
+            self.ended[event["data"]["jobId"]] = (time.perf_counter(), event["data"]["status"])
+            if len(self.ended) >= self.expected:
+                self.all_in.set()
+
+
+@contextmanager
+def receiving() -> Iterator[tuple[Receiver, int]]:
+    receiver = Receiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            receiver.took({k.lower(): v for k, v in self.headers.items()}, body)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver, server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def probe(
+    url: str, token: str, seconds: float, stop: asyncio.Event | None = None
+) -> list[float]:
+    """Synchronous short translations one after another: each one's latency."""
+    rng = random.Random(11)
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    async with httpx2.AsyncClient(timeout=120) as http:
+        while time.perf_counter() < deadline and not (stop is not None and stop.is_set()):
+            started = time.perf_counter()
+            answer = await http.post(
+                f"{url}/message/translate", json=short_translation(rng), headers=_auth(token)
+            )
+            if answer.status_code == 200:
+                latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+async def synchronous(
+    url: str, token: str, bodies: list[dict[str, Any]], concurrency: int
+) -> float:
+    """Seconds to answer ``bodies`` synchronously, ``concurrency`` at a time."""
+    pending = list(bodies)
+    failures = 0
+
+    async def worker(http: httpx2.AsyncClient) -> None:
+        nonlocal failures
+        while pending:
+            body = pending.pop()
+            answer = await http.post(f"{url}/message/translate", json=body, headers=_auth(token))
+            failures += answer.status_code != 200
+
+    started = time.perf_counter()
+    async with httpx2.AsyncClient(
+        timeout=300, limits=httpx2.Limits(max_connections=concurrency)
+    ) as http:
+        await asyncio.gather(*(worker(http) for _ in range(concurrency)))
+    if failures:
+        print(f"  synchronous: {failures} requests not answered 200", flush=True)
+    return time.perf_counter() - started
+
+
+async def submit(
+    cluster: Cluster, token: str, jobs: list[tuple[str, dict[str, Any]]], concurrency: int
+) -> tuple[dict[str, str], float]:
+    """Submit ``jobs`` (operation, body), the replicas in turn: job id → operation; and when
+    the first submission went."""
+    pending = list(enumerate(jobs))
+    submitted: dict[str, str] = {}
+
+    async def worker(http: httpx2.AsyncClient) -> None:
+        while pending:
+            number, (operation, body) = pending.pop(0)
+            replica = cluster.replicas[number % len(cluster.replicas)]
+            answer = await http.post(
+                f"{replica.url}/jobs/{operation}", json=body, headers=_auth(token)
+            )
+            if answer.status_code != 202:
+                raise RuntimeError(f"submission refused: {answer.status_code} {answer.text[:300]}")
+            submitted[answer.json()["jobId"]] = operation
+
+    started = time.perf_counter()
+    async with httpx2.AsyncClient(timeout=120) as http:
+        await asyncio.gather(*(worker(http) for _ in range(concurrency)))
+    return submitted, started
+
+
+def ended_counts(cluster: Cluster) -> dict[str, float]:
+    counts: dict[str, float] = {}
+    for replica in cluster.replicas:
+        text = httpx2.get(f"{replica.url}/metrics", headers=_auth(METRICS_TOKEN), timeout=30).text
+        counts[replica.name] = sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("threadwise_jobs_ended_total{")
+        )
+    return counts
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _p50(latencies: Sequence[float]) -> float:
+    return statistics.median(latencies) if latencies else float("nan")
+
+
+async def run(
+    cluster: Cluster, token: str, receiver: Receiver, hook: str, args: argparse.Namespace
+) -> list[str]:
+    rng = random.Random(args.seed)
+    problems: list[str] = []
+    idle = await probe(cluster.url, token, args.probe_seconds)
+    idle_p50 = _p50(idle)
+    print(f"idle: {len(idle)} synchronous translations, p50 {idle_p50 * 1000:.1f} ms", flush=True)
+
+    translations = [short_translation(rng) for _ in range(args.translations)]
+    seconds = await synchronous(
+        cluster.url, token, [unique(b) for b in translations], args.concurrency
+    )
+    sync_rate = len(translations) / seconds
+    print(
+        f"synchronous: {len(translations)} translations in {seconds:.1f} s, {sync_rate:.1f}/s",
+        flush=True,
+    )
+
+    chats = support_chat_bodies()
+    jobs: list[tuple[str, dict[str, Any]]] = [
+        ("translate", unique(body) | {"webhook": {"url": hook}}) for body in translations
+    ]
+    for number in range(args.summaries):
+        chat = unique(chats[number % len(chats)])
+        chat["request"]["context"]["organizationId"] = ORGANIZATION
+        jobs.append(("summarize", chat | {"webhook": {"url": hook}}))
+    rng.shuffle(jobs)
+    receiver.expected = len(jobs)
+    before = ended_counts(cluster)
+    stop = asyncio.Event()
+    probing = asyncio.create_task(probe(cluster.url, token, 3600, stop))
+    submitted, started = await submit(cluster, token, jobs, args.concurrency)
+    submit_seconds = time.perf_counter() - started
+    print(f"jobs: {len(submitted)} submitted in {submit_seconds:.1f} s", flush=True)
+    translated = {j for j, op in submitted.items() if op == "translate"}
+
+    def translations_in() -> bool:
+        with receiver.lock:
+            return translated <= receiver.ended.keys()
+
+    while not translations_in():
+        await asyncio.sleep(0.2)
+        if time.perf_counter() - started > args.timeout:
+            break
+    stop.set()
+    busy = await probing
+    with receiver.lock:
+        ends = {j: receiver.ended[j][0] for j in translated if j in receiver.ended}
+    job_seconds = (max(ends.values()) - started) if ends else float("inf")
+    job_rate = len(ends) / job_seconds
+    busy_p50 = _p50(busy)
+    print(
+        f"jobs: {len(ends)} translation jobs ended {job_seconds:.1f} s after the first "
+        f"submission, {job_rate:.1f}/s (synchronous {sync_rate:.1f}/s: ratio "
+        f"{job_rate / sync_rate:.2f}); probe meanwhile: {len(busy)} requests, p50 "
+        f"{busy_p50 * 1000:.1f} ms ({busy_p50 / idle_p50:.2f}x idle)",
+        flush=True,
+    )
+    receiver.all_in.wait(max(1.0, args.timeout - (time.perf_counter() - started)))
+    all_seconds = time.perf_counter() - started
+    with receiver.lock:
+        statuses = {j: receiver.ended.get(j, (0.0, "missing"))[1] for j in submitted}
+        repeated = receiver.repeated
+    after = ended_counts(cluster)
+    ended = {name: after[name] - before.get(name, 0) for name in after}
+    print(
+        f"all jobs: {sum(s == 'completed' for s in statuses.values())} of {len(submitted)} "
+        f"completed within {all_seconds:.1f} s; ended per replica {ended}; webhooks "
+        f"repeated {repeated}",
+        flush=True,
+    )
+    # A sample's result: one item per message, as the synchronous answer.
+    for job_id in list(translated)[:20]:
+        job = httpx2.get(f"{cluster.url}/jobs/{job_id}", headers=_auth(token), timeout=30).json()
+        items = job["result"]["message"]["results"][0]["response"]
+        if len(items) != 1:
+            problems.append(f"job {job_id}: {len(items)} items for one message")
+    if any(s != "completed" for s in statuses.values()):
+        lost = sum(s == "missing" for s in statuses.values())
+        other = sum(s not in ("completed", "missing") for s in statuses.values())
+        problems.append(f"{lost} jobs without an end, {other} ended but not completed")
+    if sum(ended.values()) != len(submitted):
+        problems.append(f"{sum(ended.values()):.0f} jobs ended for {len(submitted)} submitted")
+    if job_rate < 0.9 * sync_rate:
+        problems.append(
+            f"job throughput {job_rate / sync_rate:.2f}x the synchronous path's (target ≥ 0.9)"
+        )
+    if busy_p50 > 1.5 * idle_p50:
+        problems.append(
+            f"synchronous p50 under jobs {busy_p50 / idle_p50:.2f}x idle (target ≤ 1.5)"
+        )
+    return problems
+
+
+def bench(argv: Sequence[str] | None = None) -> list[str]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=["default", "small"], default="small")
+    parser.add_argument("--translations", type=int, default=1000)
+    parser.add_argument("--summaries", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--probe-seconds", type=float, default=20.0)
+    parser.add_argument("--timeout", type=float, default=3600.0, help="for every job to end")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    state = Path(tempfile.mkdtemp(prefix="threadwise-bench-jobs-"))
+    try:
+        with receiving() as (receiver, port):
+            settings = {
+                "THREADWISE_RESULT_CACHE_TTL_SECONDS": "0",
+                "THREADWISE_METRICS_TOKEN": METRICS_TOKEN,
+                "THREADWISE_WEBHOOK_ALLOWED_HOSTS": f"127.0.0.1:{port}",
+            }
+            with running_cluster(state, model=args.model, settings=settings) as cluster:
+                client = cluster.create_client(ORGANIZATION)
+                subprocess.run(
+                    [_threadwise(), "webhooks", "secret", "create", ORGANIZATION],
+                    env=cluster.environment, check=True, capture_output=True,
+                )  # fmt: skip
+                token = cluster.token(client)
+                print(
+                    f"cluster: {len(cluster.replicas)} replicas behind {cluster.url} ({args.model} "
+                    "model); nothing else should run beside it",
+                    flush=True,
+                )
+                hook = f"http://127.0.0.1:{port}/hook"
+                return asyncio.run(run(cluster, token, receiver, hook, args))
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    problems = bench(argv)
+    print("\n" + ("targets met" if not problems else "targets missed:\n  " + "\n  ".join(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    sys.exit(main())
