@@ -466,8 +466,16 @@ class Settings(BaseSettings):
         default=4,
         ge=1,
         le=64,
-        description="Jobs (and webhook deliveries) one replica works on at a time; their "
-        "work queues behind the synchronous requests.",
+        description="Fast-tier translation jobs and webhook deliveries one replica works on "
+        "at a time; their work queues behind the synchronous requests.",
+    )
+    jobs_model_concurrency: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        description="Jobs for the language model (summaries, quality-tier translations) one "
+        "replica works on at a time, in slots of their own: they never hold the fast jobs' "
+        "slots while they wait for the model.",
     )
     jobs_max_queued_per_organization: int = Field(
         default=10_000,

@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
+from typing import Literal
 
 from procrastinate import App, BaseConnector, PsycopgConnector
 from procrastinate.app import WorkerOptions
@@ -21,6 +22,11 @@ logger = logging.getLogger(__name__)
 Handler = Callable[[str], Awaitable[None]]
 
 QUEUE = "threadwise"
+# Two lanes, each with its own queue and worker slots: work for the language model (summaries,
+# quality-tier translations), which waits for it in turns, cannot take every slot from the
+# fast work (fast-tier translations, webhook deliveries), which would then wait behind it.
+Lane = Literal["fast", "model"]
+QUEUES: dict[Lane, str] = {"fast": QUEUE, "model": f"{QUEUE}.model"}
 TASK = "threadwise.run_job"
 NOTICE_TASK = "threadwise.deliver_webhook"
 # Any constant of our own: replicas starting at once take it in turn to create the schema.
@@ -67,12 +73,12 @@ class JobQueue:
         await self.stop_worker()
         await self.app.close_async()
 
-    async def defer(self, job_id: str, *, priority: int = 0) -> None:
-        """Queue ``job_id`` to run once; nothing happens if it is already queued."""
+    async def defer(self, job_id: str, *, priority: int = 0, lane: Lane = "fast") -> None:
+        """Queue ``job_id`` to run once in ``lane``; nothing happens if it is already queued."""
         # The queueing lock refuses a second queued copy; the lock keeps two runs apart.
         with suppress(AlreadyEnqueued):
             await self._task.configure(
-                queueing_lock=job_id, lock=job_id, priority=priority
+                queueing_lock=job_id, lock=job_id, priority=priority, queue=QUEUES[lane]
             ).defer_async(job_id=job_id)
 
     async def defer_notice(self, job_id: str, *, delay: float = 0.0) -> None:
@@ -91,15 +97,15 @@ class JobQueue:
         False when the job is neither queued nor running.
         """
         manager = self.app.job_manager
-        for job in await manager.list_jobs_async(queue=QUEUE, queueing_lock=job_id):
+        for job in await manager.list_jobs_async(queueing_lock=job_id):
             if job.id is not None and job.status in (Status.TODO.value, Status.DOING.value):
                 return await manager.cancel_job_by_id_async(job.id, abort=True)
         return False
 
     async def depth(self) -> int:
         """How many tasks wait to run: jobs, and webhook deliveries that are due."""
-        queues = await self.app.job_manager.list_queues_async(queue=QUEUE)
-        return sum(int(queue["todo"]) for queue in queues)
+        queues = await self.app.job_manager.list_queues_async()
+        return sum(int(queue["todo"]) for queue in queues if queue["name"] in QUEUES.values())
 
     def start_worker(
         self,
@@ -108,19 +114,21 @@ class JobQueue:
         notifier: Handler | None = None,
         given_up: Handler | None = None,
         concurrency: int = 1,
+        model_concurrency: int = 1,
         grace_seconds: float | None = None,
     ) -> None:
         """Run jobs with ``handler(job_id)`` and deliver webhooks with ``notifier(job_id)``,
-        ``concurrency`` at a time, in this event loop; ``given_up(job_id)`` hears of a job
-        dropped after its workers stopped too often. When the worker stops, running jobs
-        have ``grace_seconds`` to end (None: no limit), then they are cancelled."""
+        in this event loop: ``concurrency`` at a time in the fast lane, ``model_concurrency``
+        in the model's; ``given_up(job_id)`` hears of a job dropped after its workers stopped
+        too often. When the worker stops, running jobs have ``grace_seconds`` to end (None:
+        no limit), then they are cancelled."""
         if self._worker is not None:
             raise RuntimeError("the job worker is already running: stop_worker() first")
         self._handler = handler
         self._notifier = notifier
         self._given_up = given_up
         self._worker = asyncio.create_task(
-            self._work(concurrency, grace_seconds), name="threadwise jobs"
+            self._lanes(concurrency, model_concurrency, grace_seconds), name="threadwise jobs"
         )
 
     async def stop_worker(self) -> None:
@@ -136,12 +144,15 @@ class JobQueue:
         with suppress(asyncio.CancelledError):
             await worker
 
-    async def recover_stalled(self) -> int:
-        """Queue again the jobs whose worker stopped beating; how many were queued again."""
+    async def recover_stalled(self, queue: str | None = None) -> int:
+        """Queue again the jobs (of ``queue``, default every lane's) whose worker stopped
+        beating; how many were queued again."""
+        if queue is None:
+            return sum([await self.recover_stalled(name) for name in QUEUES.values()])
         manager = self.app.job_manager
         requeued = 0
         stalled = await manager.get_stalled_jobs(
-            queue=QUEUE, seconds_since_heartbeat=self.stalled_seconds
+            queue=queue, seconds_since_heartbeat=self.stalled_seconds
         )
         for job in stalled:
             try:
@@ -169,11 +180,23 @@ class JobQueue:
             return
         await self._notifier(job_id)
 
-    async def _work(self, concurrency: int, grace_seconds: float | None) -> None:
+    async def _lanes(
+        self, concurrency: int, model_concurrency: int, grace_seconds: float | None
+    ) -> None:
+        """Run the lanes' workers side by side. Cancelled, gather cancels each once (a second
+        cancellation would cut procrastinate's graceful stop short) and, collecting what each
+        raises rather than ending at the first, waits for them all."""
+        await asyncio.gather(
+            self._work(QUEUES["fast"], concurrency, grace_seconds),
+            self._work(QUEUES["model"], model_concurrency, grace_seconds),
+            return_exceptions=True,
+        )
+
+    async def _work(self, queue: str, concurrency: int, grace_seconds: float | None) -> None:
         while True:
-            recovery = asyncio.create_task(self._recover_forever(), name="stalled jobs")
+            recovery = asyncio.create_task(self._recover_forever(queue), name="stalled jobs")
             options: WorkerOptions = {
-                "queues": [QUEUE],
+                "queues": [queue],
                 "concurrency": concurrency,
                 "wait": True,
                 "install_signal_handlers": False,
@@ -200,11 +223,11 @@ class JobQueue:
                     await recovery
             await asyncio.sleep(RESTART_SECONDS)
 
-    async def _recover_forever(self) -> None:
+    async def _recover_forever(self, queue: str) -> None:
         while True:
             await asyncio.sleep(self.stalled_seconds / 3)
             try:
-                await self.recover_stalled()
+                await self.recover_stalled(queue)
             except Exception:
                 # The database away for a moment (a pool timeout, a closed connection): the
                 # next round tries again.

@@ -230,11 +230,11 @@ class JobStore:
             ).one()
         return int(count), int(held)
 
-    def active_ids(self) -> list[str]:
+    def active(self) -> list[JobRecord]:
         """Every job not ended, oldest first: what a starting server queues again."""
         with self.database.session() as session:
-            query = select(Job.job_id).where(Job.status.in_(ACTIVE)).order_by(Job.created_at)
-            return list(session.scalars(query))
+            query = select(Job).where(Job.status.in_(ACTIVE)).order_by(Job.created_at)
+            return [_record(row) for row in session.scalars(query)]
 
     def due_webhooks(self) -> list[tuple[str, datetime]]:
         """Jobs whose webhook is still to be delivered, and when."""

@@ -43,6 +43,7 @@ def build_jobs(
         retention=timedelta(hours=settings.jobs_retention_hours),
         max_queued=settings.jobs_max_queued_per_organization,
         concurrency=settings.jobs_concurrency,
+        model_concurrency=settings.jobs_model_concurrency,
         allowed_hosts=settings.webhook_hosts,
         grace_seconds=settings.shutdown_grace_seconds,
     )

@@ -24,7 +24,7 @@ import anyio.to_thread
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
 from threadwise.jobs.notify import WebhookNotifier
-from threadwise.jobs.queue import JobQueue
+from threadwise.jobs.queue import JobQueue, Lane
 from threadwise.jobs.store import IdempotencyConflict, JobRecord, JobStore, NewJob, Page, Status
 from threadwise.metrics import Metrics
 from threadwise.organizations.policies import OrganizationPolicies
@@ -58,7 +58,8 @@ SWEEP_SECONDS = 300.0
 class JobLimits:
     retention: timedelta = timedelta(hours=24)
     max_queued: int = 10_000
-    concurrency: int = 4
+    concurrency: int = 4  # fast-tier jobs and webhook deliveries at a time
+    model_concurrency: int = 1  # jobs for the language model at a time
     allowed_hosts: tuple[str, ...] = ()
     # At shutdown, how long running jobs may take to end their part before they are put
     # back in the queue (to go on from their last part on any replica).
@@ -144,7 +145,7 @@ class Jobs:
         except IdempotencyConflict as exc:
             raise _reused() from exc
         if created:
-            await self.queue.defer(record.job_id)
+            await self.queue.defer(record.job_id, lane=lane_of(record))
         else:
             _same_request(record, fingerprint)
         return record, created
@@ -220,8 +221,8 @@ class Jobs:
             return
         self._owner = loop
         await self.queue.open()
-        for job_id in await _thread(self.store.active_ids):
-            await self.queue.defer(job_id)
+        for job in await _thread(self.store.active):
+            await self.queue.defer(job.job_id, lane=lane_of(job))
         now = self.store.now()
         for job_id, due in await _thread(self.store.due_webhooks):
             await self.queue.defer_notice(job_id, delay=(due - now).total_seconds())
@@ -230,6 +231,7 @@ class Jobs:
             notifier=self.notifier,
             given_up=self._given_up,
             concurrency=self.limits.concurrency,
+            model_concurrency=self.limits.model_concurrency,
             grace_seconds=self.limits.grace_seconds,
         )
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="expired jobs")
@@ -258,7 +260,7 @@ class Jobs:
             if current is not None and current.ended:
                 return  # cancelled by its client: nothing more to do
             # The worker is stopping: the job goes back to the queue, for any replica.
-            await self.queue.defer(job_id)
+            await self.queue.defer(job_id, lane=lane_of(job))
             raise
         if ended is not None and ended.webhook_status == "pending":
             await self.queue.defer_notice(job_id)
@@ -370,6 +372,15 @@ class Jobs:
             except Exception:
                 log.exception("removing expired jobs failed; trying again")
             await asyncio.sleep(SWEEP_SECONDS)
+
+
+def lane_of(job: JobRecord) -> Lane:
+    """Which of the queue's lanes a job waits in: the model's for a summary or a translation
+    by the model (the quality tier, the default), else the fast one."""
+    if job.operation == "summarize":
+        return "model"
+    settings = job.body.get("request", {}).get("settings") or {}
+    return "fast" if settings.get("translationMode") == "fast" else "model"
 
 
 def _visible(caller: Principal, job: JobRecord) -> bool:
