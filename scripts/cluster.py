@@ -216,6 +216,7 @@ def running_cluster(
     postgres_url: str | None = None,
     redis_url: str | None = None,
     settings: dict[str, str] | None = None,
+    model_nice: int = 0,
 ) -> Iterator[Cluster]:
     """Start everything (PostgreSQL and Redis are the ones at these URLs, by default those
     of scripts/with-services.sh: a database of the cluster's own is created there, and
@@ -229,7 +230,13 @@ def running_cluster(
         database_url = stack.enter_context(fresh_database(postgres_url))
         model_path = prepare_model(packaged, Settings().model_dir)
         model_url = stack.enter_context(
-            llama_server(model_path, state / "model-server.log", alias=alias, cache_bytes=256 << 20)
+            llama_server(
+                model_path,
+                state / "model-server.log",
+                alias=alias,
+                cache_bytes=256 << 20,
+                nice=model_nice,
+            )
         )
         environment = {
             **os.environ,

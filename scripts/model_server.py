@@ -41,6 +41,7 @@ def llama_server(
     alias: str = ALIAS,
     cache_bytes: int = 0,
     port: int | None = None,
+    nice: int = 0,
 ) -> Iterator[str]:
     """The server's base URL (``http://127.0.0.1:PORT/v1``) once it answers; stopped after.
 
@@ -48,7 +49,9 @@ def llama_server(
     cuts that one short, which would turn concurrency into truncated answers. ``--logits_all
     False``: by default it computes the logits of every prompt token (a vocabulary of 152k
     for each), which only log-probabilities of the prompt need. ``cache_bytes``: saved prompt
-    states in RAM, so that a thread that grows is read only from where it changed."""
+    states in RAM, so that a thread that grows is read only from where it changed. ``nice``:
+    the server's niceness, every thread of it (as THREADWISE_LLM_NICE lowers the embedded
+    model's), so that fast work on the same cores goes first."""
     port = port or free_port()
     command = [
         sys.executable,
@@ -66,6 +69,8 @@ def llama_server(
     ]  # fmt: skip
     if cache_bytes:
         command += ["--cache", "True", "--cache_size", str(cache_bytes)]
+    if nice:
+        command = ["nice", "-n", str(nice), *command]
     url = f"http://127.0.0.1:{port}/v1"
     with log.open("wb") as output:
         environment = {**os.environ, "PYTHONUNBUFFERED": "1"}

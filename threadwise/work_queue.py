@@ -6,7 +6,8 @@ estimated from what is queued) instead of letting requests wait without bound. J
 priority: interactive work (a translation a user waits for) is taken before batch work (a
 summary), but a batch job that has waited ``BATCH_DELAY_SECONDS`` ranks with new interactive
 work, so neither starves. Background work (an asynchronous job's, ``in_background``) ranks
-behind both for ``BACKGROUND_DELAY_SECONDS``. A job whose caller goes away (its asyncio task
+behind both for ``BACKGROUND_DELAY_SECONDS``, and while requests come it leaves one thread
+(of several) free for them. A job whose caller goes away (its asyncio task
 is cancelled: a dropped connection, a WebSocket cancel frame) leaves the queue at once; a
 running job is told
 through its deadline and stops at its next check. A job may name *lanes*: no two jobs of a
@@ -48,6 +49,9 @@ BATCH_DELAY_SECONDS = 30.0
 # How long background work may wait before it ranks with requests queued now: requests come
 # first, but a steady stream of them does not hold an asynchronous job back for ever.
 BACKGROUND_DELAY_SECONDS = 600.0
+# For this long after a request's work was queued, background work leaves one thread free
+# (with more than one): the next request starts at once rather than after a job's part.
+FOREGROUND_RESERVE_SECONDS = 2.0
 
 
 class Priority(IntEnum):
@@ -146,6 +150,7 @@ class Scheduler:
         self._mean = dict(zip(Priority, guesses, strict=True))
         self._observed: set[Priority] = set()
         self._closed = False
+        self._foreground_at = float("-inf")  # when a request's work was last queued
         for number in range(workers):
             threading.Thread(target=self._work, name=f"{name}-{number}", daemon=True).start()
 
@@ -258,6 +263,8 @@ class Scheduler:
             job: _Job[T] = _Job(work, deadline, priority, rank, next(self._order), now, cost, lanes)
             self._waiting.append(job)
             self._counts[priority] += 1
+            if priority is not Priority.BACKGROUND:
+                self._foreground_at = now
             self._cond.notify()
             return job
 
@@ -321,7 +328,9 @@ class Scheduler:
         while True:
             with self._cond:
                 while not (ready := self._ready()) and not self._closed:
-                    self._cond.wait()
+                    # Background work held back for requests: looked at again once the
+                    # reservation lapses, should no other event wake the thread first.
+                    self._cond.wait(self._reserved_for() if self._waiting else None)
                 if not ready:
                     return
                 job = min(ready, key=lambda j: (j.rank, j.order))
@@ -338,9 +347,22 @@ class Scheduler:
             settle()  # the caller hears of the end once its slot is free
 
     def _ready(self) -> list[_Job[Any]]:
-        """Waiting jobs none of whose lanes a running job holds."""
+        """Waiting jobs none of whose lanes a running job holds; background ones only while
+        they would leave a thread free for requests, if requests came lately."""
         busy = self._busy_lanes()
-        return [j for j in self._waiting if not j.lanes & busy]
+        ready = [j for j in self._waiting if not j.lanes & busy]
+        if self._reserved_for() is not None:
+            running = sum(j.priority is Priority.BACKGROUND for j in self._running)
+            if running >= self._workers - 1:
+                ready = [j for j in ready if j.priority is not Priority.BACKGROUND]
+        return ready
+
+    def _reserved_for(self) -> float | None:
+        """Seconds a thread is still kept from background work for requests; None: not."""
+        if self._workers < 2:
+            return None
+        left = self._foreground_at + FOREGROUND_RESERVE_SECONDS - self._clock()
+        return left if left > 0 else None
 
     def _check_time_left(self, job: _Job[Any]) -> None:
         """A job that waited so long it cannot finish in time is refused, not started: the
