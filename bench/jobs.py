@@ -12,10 +12,11 @@
    and ``--summaries`` summaries of support chats (all at once), sent to the balancer as
    synchronous requests: translations per second until the last one was answered.
 3. **As jobs**: the same requests as jobs, submitted at once (``--concurrency`` submitters, the
-   two replicas in turn), each with a webhook to a receiver on loopback; meanwhile the probe
-   runs again. Counted: every job's webhook (once per job, by ``webhook-id``; a job's end is its
-   webhook's arrival), jobs ended per replica (``threadwise_jobs_ended_total``), and the items
-   of completed jobs.
+   two replicas in turn), each with a webhook to a receiver on loopback. Counted: when each
+   job finished (its ``finishedAt``), every job's webhook (once per job, by ``webhook-id``),
+   jobs ended per replica (``threadwise_jobs_ended_total``), and the items of completed jobs.
+4. **The probe beside jobs**: ``--translations`` more translation jobs, and the probe of (1)
+   while they run.
 
 The model server runs at niceness ``--model-nice`` (10), as the embedded model's thread does by
 default (THREADWISE_LLM_NICE): on two cores, fast work must not wait for the model's threads.
@@ -203,6 +204,15 @@ async def finished_at(url: str, token: str) -> dict[str, datetime]:
                 return finished
 
 
+async def arrived(receiver: Receiver, jobs: set[str], deadline: float) -> None:
+    """Until every job of ``jobs`` has had its webhook, or ``deadline`` (perf_counter)."""
+    while time.perf_counter() < deadline:
+        with receiver.lock:
+            if jobs <= receiver.ended.keys():
+                return
+        await asyncio.sleep(0.2)
+
+
 def ended_counts(cluster: Cluster) -> dict[str, float]:
     counts: dict[str, float] = {}
     for replica in cluster.replicas:
@@ -261,24 +271,13 @@ async def run(
     rng.shuffle(jobs)
     receiver.expected = len(jobs)
     before = ended_counts(cluster)
-    stop = asyncio.Event()
-    probing = asyncio.create_task(probe(cluster.url, token, 3600, stop))
     started_at = datetime.now(UTC)
     submitted, started = await submit(cluster, token, jobs, args.concurrency)
     submit_seconds = time.perf_counter() - started
     print(f"jobs: {len(submitted)} submitted in {submit_seconds:.1f} s", flush=True)
     translated = {j for j, op in submitted.items() if op == "translate"}
 
-    def translations_in() -> bool:
-        with receiver.lock:
-            return translated <= receiver.ended.keys()
-
-    while not translations_in():
-        await asyncio.sleep(0.2)
-        if time.perf_counter() - started > args.timeout:
-            break
-    stop.set()
-    busy = await probing
+    await arrived(receiver, translated, started + args.timeout)
     with receiver.lock:
         hooked = {j: receiver.ended[j][0] for j in translated if j in receiver.ended}
     # A job is done when its result is there (finishedAt); its webhook follows.
@@ -287,14 +286,11 @@ async def run(
     }
     job_seconds = (max(finished.values()) - started_at).total_seconds() if finished else 1e9
     job_rate = len(finished) / job_seconds
-    busy_p50 = _p50(busy)
     last_hook = (max(hooked.values()) - started) if hooked else float("nan")
     print(
         f"jobs: {len(finished)} translation jobs finished {job_seconds:.1f} s after the first "
         f"submission, {job_rate:.1f}/s (synchronous {sync_rate:.1f}/s: ratio "
-        f"{job_rate / sync_rate:.2f}); their last webhook {last_hook:.1f} s after; probe "
-        f"meanwhile: {len(busy)} requests, p50 {busy_p50 * 1000:.1f} ms "
-        f"({busy_p50 / idle_p50:.2f}x idle)",
+        f"{job_rate / sync_rate:.2f}); their last webhook {last_hook:.1f} s after",
         flush=True,
     )
     receiver.all_in.wait(max(1.0, args.timeout - (time.perf_counter() - started)))
@@ -308,6 +304,21 @@ async def run(
         f"all jobs: {sum(s == 'completed' for s in statuses.values())} of {len(submitted)} "
         f"completed within {all_seconds:.1f} s; ended per replica {ended}; webhooks "
         f"repeated {repeated}",
+        flush=True,
+    )
+    # 4. The probe while translation jobs run: requests go first.
+    more = [("translate", unique(b) | {"webhook": {"url": hook}}) for b in translations]
+    stop = asyncio.Event()
+    probing = asyncio.create_task(probe(cluster.url, token, 3600, stop))
+    again, again_started = await submit(cluster, token, more, args.concurrency)
+    await arrived(receiver, set(again), again_started + args.timeout)
+    stop.set()
+    busy = await probing
+    busy_p50 = _p50(busy)
+    print(
+        f"probe while {len(again)} more translation jobs ran "
+        f"({time.perf_counter() - again_started:.1f} s): {len(busy)} requests, p50 "
+        f"{busy_p50 * 1000:.1f} ms ({busy_p50 / idle_p50:.2f}x idle)",
         flush=True,
     )
     # A sample's result: one item per message, as the synchronous answer.

@@ -12,7 +12,7 @@ from tests.clock import ManualClock
 from threadwise.deadlines import Deadline
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
-from threadwise.work_queue import Priority, Scheduler
+from threadwise.work_queue import FOREGROUND_RESERVE_SECONDS, Priority, Scheduler, in_background
 
 T = TypeVar("T")
 
@@ -295,3 +295,33 @@ def test_a_busy_lane_holds_one_thread_and_the_others_keep_working() -> None:
         queue.shutdown()
 
     asyncio.run(scenario())
+
+
+def test_background_work_goes_last_and_leaves_a_thread_to_requests() -> None:
+    async def scenario() -> tuple[list[str], bool, bool]:
+        clock = ManualClock(1000.0)
+        queue = scheduler(8, workers=2, clock=clock)
+        order: list[str] = []
+        release = threading.Event()
+        with in_background():
+            held = await started(queue, release)  # a job's part holds one thread
+        # A request came lately: the other thread is kept for requests, so a second job
+        # part waits, and the request queued after it starts first, at once.
+        with in_background():
+            waiting = await queued(queue.run(lambda: order.append("job"), Deadline(10)))
+        summary = await queued(
+            queue.run(lambda: order.append("summary"), Deadline(10), Priority.BATCH)
+        )
+        await summary
+        held_back = not waiting.done()
+        # Once no request has come for the reservation's time, the job part takes the
+        # free thread too (the idle thread looks again when the reservation would lapse).
+        clock.now += FOREGROUND_RESERVE_SECONDS + 0.1
+        await asyncio.wait_for(waiting, 10)
+        release.set()
+        await held
+        queue.shutdown()
+        return order, held_back, queue.saturated(Priority.BACKGROUND)
+
+    order, held_back, saturated = asyncio.run(scenario())
+    assert order == ["summary", "job"] and held_back and not saturated

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from threadwise.db.database import Database
@@ -260,7 +260,7 @@ class JobStore:
         """Mark the job running (again, if its last worker died); None once it has ended."""
         now = self.now()
         with self.database.session() as session, session.begin():
-            changed = session.execute(
+            row = session.scalar(
                 update(Job)
                 .where(Job.job_id == job_id, Job.status.in_(ACTIVE))
                 .values(
@@ -269,12 +269,9 @@ class JobStore:
                     started_at=func.coalesce(Job.started_at, now),
                     updated_at=now,
                 )
+                .returning(Job)
             )
-            if not _changed(changed):
-                return None
-            row = session.get(Job, job_id)
-            assert row is not None
-            return _record(row)
+            return None if row is None else _record(row)
 
     def record_part(self, job_id: str, partial: Sequence[Any], counted: int) -> bool:
         """Keep the answers of the parts done, and let go of the ``counted`` characters now
@@ -318,24 +315,25 @@ class JobStore:
             "error_code": error[0] if error else None,
             "error_message": error[1] if error else None,
         }
+        if status == "completed":
+            values["progress_done"] = Job.progress_total
         with self.database.session() as session, session.begin():
-            changed = session.execute(
-                update(Job).where(Job.job_id == job_id, Job.status.in_(ACTIVE)).values(**values)
-            )
-            if not _changed(changed):
-                return None
-            session.execute(
+            # One statement: the job's end and, if it has a webhook, the delivery now due.
+            has_webhook = Job.webhook_url.is_not(None)
+            row = session.scalar(
                 update(Job)
-                .where(Job.job_id == job_id, Job.webhook_url.is_not(None))
+                .where(Job.job_id == job_id, Job.status.in_(ACTIVE))
                 .values(
-                    webhook_status="pending",
-                    webhook_next_at=now,
-                    webhook_message_id=f"msg_{secrets.token_hex(16)}",
+                    **values,
+                    webhook_status=case((has_webhook, "pending"), else_=None),
+                    webhook_next_at=case((has_webhook, now), else_=None),
+                    webhook_message_id=case(
+                        (has_webhook, f"msg_{secrets.token_hex(16)}"), else_=None
+                    ),
                 )
+                .returning(Job)
             )
-            row = session.get(Job, job_id)
-            assert row is not None
-            return _record(row)
+            return None if row is None else _record(row)
 
     def record_attempt(
         self,

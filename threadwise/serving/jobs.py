@@ -288,6 +288,8 @@ class Jobs:
             for number in range(len(answers), len(requests)):
                 part = requests[number]
                 answers.append(await self._part(job, operation, part, number))
+                if len(answers) == len(requests):
+                    break  # the last: its answer goes in with the result
                 kept = [encoded(answer) for answer in answers]
                 counted = charged_characters(part, operation)
                 if not await _thread(self.store.record_part, job.job_id, kept, counted):
