@@ -40,6 +40,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -174,9 +175,19 @@ async def submit(
         while pending:
             number, (operation, body) = pending.pop(0)
             replica = cluster.replicas[number % len(cluster.replicas)]
-            answer = await http.post(
-                f"{replica.url}/jobs/{operation}", json=body, headers=_auth(token)
-            )
+            # As a client should: a submission whose answer was lost is sent again with its
+            # key, and answered with the job it made.
+            headers = _auth(token) | {"Idempotency-Key": f"bench-{uuid.uuid4().hex}"}
+            for attempt in range(3):
+                try:
+                    answer = await http.post(
+                        f"{replica.url}/jobs/{operation}", json=body, headers=headers
+                    )
+                    break
+                except httpx2.TransportError as exc:
+                    print(f"  submission {number}: {exc!r}, sent again", flush=True)
+                    if attempt == 2:
+                        raise
             if answer.status_code != 202:
                 raise RuntimeError(f"submission refused: {answer.status_code} {answer.text[:300]}")
             submitted[answer.json()["jobId"]] = operation
@@ -353,6 +364,7 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser.add_argument("--probe-seconds", type=float, default=20.0)
     parser.add_argument("--timeout", type=float, default=3600.0, help="for every job to end")
     parser.add_argument("--model-nice", type=int, default=10)
+    parser.add_argument("--keep", action="store_true", help="keep the logs and state")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     state = Path(tempfile.mkdtemp(prefix="threadwise-bench-jobs-"))
@@ -380,7 +392,10 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
                 hook = f"http://127.0.0.1:{port}/hook"
                 return asyncio.run(run(cluster, token, receiver, hook, args))
     finally:
-        shutil.rmtree(state, ignore_errors=True)
+        if args.keep:
+            print(f"state and logs kept in {state}", flush=True)
+        else:
+            shutil.rmtree(state, ignore_errors=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
