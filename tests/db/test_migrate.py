@@ -9,7 +9,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from threadwise.db.database import Database
-from threadwise.db.migrate import downgrade, upgrade
+from threadwise.db.migrate import downgrade, ours, upgrade
 from threadwise.db.tables import Base
 
 TABLES = {"tenants", "clients", "client_organizations", "audit_events", "alembic_version"}
@@ -22,7 +22,8 @@ def test_migrations_match_the_models(database_url: str) -> None:
         database.upgrade()  # a second start finds nothing to do
         assert set(inspect(database.engine).get_table_names()) >= TABLES
         with database.engine.connect() as connection:
-            differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+            context = MigrationContext.configure(connection, opts={"include_name": ours})
+            differences = compare_metadata(context, Base.metadata)
         assert differences == []
     finally:
         database.close()

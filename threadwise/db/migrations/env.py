@@ -8,6 +8,7 @@ from sqlalchemy import Connection
 
 from threadwise.config import Settings
 from threadwise.db.database import Database, database_url
+from threadwise.db.migrate import ours
 from threadwise.db.tables import Base
 
 
@@ -18,6 +19,7 @@ def _run(connection: Connection) -> None:
         # SQLite alters tables by copying them; batch mode does that for us.
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=ours,  # not the job queue's tables (procrastinate's own schema)
     )
     with context.begin_transaction():
         context.run_migrations()
