@@ -5,13 +5,13 @@ and no poller left once nothing is watched."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection, Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import until
 from threadwise.auth.clients import ClientRegistry
 from threadwise.auth.credentials import SecretHasher
 from threadwise.db.database import Database
@@ -70,24 +70,17 @@ def finish(store: JobStore, job_id: str) -> None:
     store.finish(job_id, "completed", retention=timedelta(hours=1), result={"state": "completed"})
 
 
-async def until(condition: Callable[[], object], seconds: float = 5) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "not within the time allowed"
-        await asyncio.sleep(0.01)
-
-
 async def test_a_job_that_ends_is_told_once_with_its_result(database: Database) -> None:
     store = CountingStore(database)
     watcher = JobWatch(store, interval=0.05)
     job_id = new_job(store)
     told: list[JobRecord] = []
     watcher.watch(job_id, told.append)
-    await asyncio.sleep(0.2)
+    await until(lambda: len(store.reads) >= 2)  # polled twice, not ended yet
     assert told == [] and watcher.watched() == 1
     finish(store, job_id)
     await until(lambda: told)
-    await asyncio.sleep(0.2)
+    # Told, the watch is gone: nothing is left to tell it again.
     [job] = told
     assert job.job_id == job_id and job.status == "completed"
     assert job.result == {"state": "completed"}
@@ -132,10 +125,11 @@ async def test_a_stopped_watch_is_not_told_and_the_poller_stops(database: Databa
     await until(lambda: store.reads)
     watch.stop()
     assert watcher.watched() == 0
-    await asyncio.sleep(0.2)
+    # The poller ends at its next look; with no poller, nothing can read or tell.
+    await until(lambda: not _pollers())
     reads = len(store.reads)
     finish(store, job_id)
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(0)
     assert told == [] and len(store.reads) == reads  # nothing watched: nothing read
 
 
@@ -164,3 +158,7 @@ async def test_a_failing_listener_does_not_stop_the_others(database: Database) -
     watcher.watch(job_id, told.append)
     await until(lambda: told)
     assert watcher.watched() == 0
+
+
+def _pollers() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_name() == "job watch"]

@@ -15,6 +15,7 @@ from threadwise.engines.apertium import ApertiumEngine
 from threadwise.engines.bergamot import BergamotEngine
 from threadwise.engines.cores import CoreShare
 from threadwise.engines.machine import MachineTranslator
+from threadwise.jobs.store import JobStore
 from threadwise.metrics import Metrics
 from threadwise.organizations.glossaries import GlossaryStore
 from threadwise.organizations.policies import OrganizationPolicies
@@ -23,7 +24,7 @@ from threadwise.payload import PayloadLimits
 from threadwise.services.auth import build_auth_services
 from threadwise.services.container import LanguageModel, Services
 from threadwise.services.engines import build_engines
-from threadwise.services.jobs import build_jobs, build_store
+from threadwise.services.jobs import build_jobs
 from threadwise.serving.idempotency import (
     IdempotencyStore,
     InProcessIdempotencyStore,
@@ -172,7 +173,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     policies = OrganizationPolicies(auth.database, settings.store_cache_seconds)
     glossaries = GlossaryStore(auth.database, settings.store_cache_seconds)
     usage = UsageStore(auth.database, settings.store_cache_seconds)
-    job_store = build_store(auth.database)
+    job_store = JobStore(auth.database)
 
     async def held_by_jobs(tenant: str, organization: str) -> int:
         _, held = await anyio.to_thread.run_sync(job_store.active_count, tenant, organization)
@@ -221,5 +222,5 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         policies=policies,
         glossaries=glossaries,
         usage=usage,
-        jobs=build_jobs(settings, job_store, operations, policies, metrics),
+        jobs=build_jobs(settings, job_store, operations, metrics),
     )

@@ -6,26 +6,20 @@ from __future__ import annotations
 from datetime import timedelta
 
 from threadwise.config import Settings
-from threadwise.db.database import Database, database_url
+from threadwise.db.database import database_url
 from threadwise.jobs.notify import WebhookNotifier
 from threadwise.jobs.queue import queue_for
 from threadwise.jobs.store import JobStore
 from threadwise.metrics import Metrics
-from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.serving.jobs import JobLimits, Jobs
 from threadwise.serving.operations import Operations
 from threadwise.webhooks.secret_store import WebhookSecretStore
-
-
-def build_store(database: Database) -> JobStore:
-    return JobStore(database)
 
 
 def build_jobs(
     settings: Settings,
     store: JobStore,
     operations: Operations,
-    policies: OrganizationPolicies,
     metrics: Metrics,
 ) -> Jobs:
     """Jobs on PostgreSQL's queue when the database is PostgreSQL, else in this process
@@ -51,7 +45,6 @@ def build_jobs(
         store=store,
         queue=queue,
         operations=operations,
-        policies=policies,
         notifier=notifier,
         limits=limits,
         metrics=metrics,

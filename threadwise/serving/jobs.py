@@ -27,7 +27,6 @@ from threadwise.jobs.notify import WebhookNotifier
 from threadwise.jobs.queue import JobQueue, Lane
 from threadwise.jobs.store import IdempotencyConflict, JobRecord, JobStore, NewJob, Page, Status
 from threadwise.metrics import Metrics
-from threadwise.organizations.policies import OrganizationPolicies
 from threadwise.payload import charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, results_envelope
 from threadwise.serving.admission import Admitted
@@ -75,7 +74,6 @@ class Jobs:
         store: JobStore,
         queue: JobQueue,
         operations: Operations,
-        policies: OrganizationPolicies | None,
         notifier: WebhookNotifier,
         limits: JobLimits = JobLimits(),
         metrics: Metrics | None = None,
@@ -84,7 +82,6 @@ class Jobs:
         self.store = store
         self.queue = queue
         self.operations = operations
-        self.policies = policies
         self.notifier = notifier
         self.limits = limits
         self.metrics = metrics
@@ -111,8 +108,7 @@ class Jobs:
             earlier = await _thread(self.store.find, tenant, organization, idempotency_key)
             if earlier is not None:
                 return _same_request(earlier, fingerprint), False
-        await self.operations.check(operation, body, tenant=tenant)
-        policy = await self.operations.policy(tenant, organization)
+        policy = await self.operations.check(operation, body, tenant=tenant)
         url = webhook_url or policy.webhook_url
         if webhook_url is not None:
             await self._check_webhook(webhook_url)

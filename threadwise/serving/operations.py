@@ -166,18 +166,21 @@ class Operations:
             reservation.settle(answer.operation, meter.prompt_tokens, meter.completion_tokens)
         return results
 
-    async def check(self, operation: Operation, body: MessageBody, *, tenant: str) -> None:
+    async def check(
+        self, operation: Operation, body: MessageBody, *, tenant: str
+    ) -> OrganizationPolicy:
         """Refuse ``body`` now if running it would be refused before any engine (its
-        languages, settings, glossary), under its organization's policies."""
+        languages, settings, glossary), under its organization's policies; those policies."""
         organization = body.request.context.organizationId
         policy = await self.policy(tenant, organization)
-        body = with_policy(body, policy, operation)
+        checked = with_policy(body, policy, operation)
         if operation == "summarize":
-            self.summarize.check(body, policy.custom_aspects)
-            return
+            self.summarize.check(checked, policy.custom_aspects)
+            return policy
         terms = await self._terms(tenant, organization, operation)
-        glossaries = _applicable(terms, body.request.settings.glossaryId)
-        self.translate.check(body, glossaries, terms.do_not_translate)
+        glossaries = _applicable(terms, checked.request.settings.glossaryId)
+        self.translate.check(checked, glossaries, terms.do_not_translate)
+        return policy
 
     async def check_quota(
         self, tenant: str, organization: str, characters: int, quota: int | None

@@ -89,7 +89,9 @@ _ACCEPTED: dict[int | str, dict[str, Any]] = {
 }
 
 
-async def _submit(request: Request, operation: Operation, authorization: str | None) -> Any:
+async def _submit(
+    request: Request, operation: Operation, authorization: str | None
+) -> JSONResponse:
     serving: ServingContext = request.app.state.serving
     given: dict[str, str | None] = {}
 
@@ -129,8 +131,7 @@ async def submit_summarize(
 ) -> JSONResponse:
     """Summarize as a job: the body of `POST /message/summarize`, answered at once with the
     queued job. An `Idempotency-Key` header makes a retry return the same job."""
-    response: JSONResponse = await _submit(request, "summarize", authorization)
-    return response
+    return await _submit(request, "summarize", authorization)
 
 
 @router.post(
@@ -146,8 +147,7 @@ async def submit_translate(
     """Translate as a job: the body of `POST /message/translate`, answered at once with the
     queued job; its progress counts conversations. An `Idempotency-Key` header makes a retry
     return the same job."""
-    response: JSONResponse = await _submit(request, "translate", authorization)
-    return response
+    return await _submit(request, "translate", authorization)
 
 
 @router.get("", response_model=JobPage, responses=error_responses(401, 403, 422))
