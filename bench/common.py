@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -49,3 +50,32 @@ def loaded_services(**settings: Any) -> Iterator[Services]:
             yield services
         finally:
             services.close()
+
+
+def cpu_by_program() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by every running process on this machine,
+    summed by program name (``/proc/*/stat``; this process is ``benchmark``, a llama.cpp
+    server ``model server``); the difference of two readings is what each
+    program used between them (of the processes alive at both)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended meanwhile
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        if stat.parent.name == str(os.getpid()):
+            name = "benchmark"
+        elif b"llama" in command:
+            name = "model server"
+        fields = text[text.rindex(")") + 2 :].split()
+        used[name] = used.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return used
+
+
+def cpu_used(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """CPU seconds per program between two ``cpu_by_program`` readings, most first."""
+    spent = {name: after[name] - before.get(name, 0.0) for name in after}
+    return dict(sorted(((n, s) for n, s in spent.items() if s > 0.005), key=lambda x: -x[1]))

@@ -50,7 +50,7 @@ from typing import Any
 
 import httpx2
 
-from bench.common import support_chat_bodies
+from bench.common import cpu_by_program, cpu_used, support_chat_bodies
 from bench.load import ORGANIZATION, short_translation, unique
 from scripts.cluster import Cluster, _threadwise, running_cluster
 
@@ -132,20 +132,26 @@ async def synchronous(
     translations: list[dict[str, Any]],
     summaries: list[dict[str, Any]],
     concurrency: int,
-) -> tuple[float, float]:
+) -> tuple[float, float, dict[str, float]]:
     """Send the requests synchronously (translations ``concurrency`` at a time, summaries all
-    at once): seconds until the last translation was answered, and until everything was."""
+    at once): seconds until the last translation was answered, and until everything was; the
+    CPU used so far (``cpu_by_program``) when the last translation was answered."""
     pending = list(translations)
     failures = 0
     last_translation = 0.0
+    translating_now = concurrency
+    cpu: dict[str, float] = {}
 
     async def translating(http: httpx2.AsyncClient) -> None:
-        nonlocal failures, last_translation
+        nonlocal failures, last_translation, translating_now, cpu
         while pending:
             body = pending.pop()
             answer = await http.post(f"{url}/message/translate", json=body, headers=_auth(token))
             failures += answer.status_code != 200
             last_translation = time.perf_counter()
+        translating_now -= 1
+        if not translating_now:
+            cpu = cpu_by_program()
 
     async def summarizing(http: httpx2.AsyncClient, body: dict[str, Any]) -> None:
         nonlocal failures
@@ -160,7 +166,7 @@ async def synchronous(
         )
     if failures:
         print(f"  synchronous: {failures} requests not answered 200", flush=True)
-    return last_translation - started, time.perf_counter() - started
+    return last_translation - started, time.perf_counter() - started, cpu
 
 
 async def submit(
@@ -249,6 +255,21 @@ def ended_counts(cluster: Cluster) -> dict[str, float]:
     return counts
 
 
+def _print_cpu(what: str, used: dict[str, float], count: int) -> None:
+    """The CPU used until ``count`` requests or jobs were done, per program, in ms each (the
+    model server's apart: it works on the summaries meanwhile), the busiest first."""
+    model = used.pop("model server", 0.0)
+    total = sum(used.values())
+    parts = ", ".join(
+        f"{name} {seconds * 1000 / count:.1f}" for name, seconds in used.items() if seconds > 0.1
+    )
+    print(
+        f"  CPU until {what} were done: {total * 1000 / count:.1f} ms each ({parts}); the "
+        f"model server's meanwhile {model:.1f} s",
+        flush=True,
+    )
+
+
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -273,7 +294,8 @@ async def run(
         chat = chats[number % len(chats)]
         chat["request"]["context"]["organizationId"] = ORGANIZATION
         summaries.append(chat)
-    seconds, all_sync = await synchronous(
+    cpu = cpu_by_program()
+    seconds, all_sync, cpu_after = await synchronous(
         cluster.url,
         token,
         [unique(b) for b in translations],
@@ -281,12 +303,14 @@ async def run(
         args.concurrency,
     )
     sync_rate = len(translations) / seconds
+    sync_cpu = cpu_used(cpu, cpu_after)
     print(
         f"synchronous: {len(translations)} translations answered in {seconds:.1f} s "
         f"({sync_rate:.1f}/s), and {len(summaries)} summaries beside them, everything in "
         f"{all_sync:.1f} s",
         flush=True,
     )
+    _print_cpu("the synchronous translations", sync_cpu, len(translations))
 
     told = {"webhook": {"url": hook}} if args.webhooks else {}
     jobs: list[tuple[str, dict[str, Any]]] = [
@@ -297,12 +321,14 @@ async def run(
     receiver.expected = len(jobs)
     before = ended_counts(cluster)
     started_at = datetime.now(UTC)
+    cpu = cpu_by_program()
     submitted, started = await submit(cluster, token, jobs, args.concurrency)
     submit_seconds = time.perf_counter() - started
     print(f"jobs: {len(submitted)} submitted in {submit_seconds:.1f} s", flush=True)
     translated = {j for j, op in submitted.items() if op == "translate"}
 
     await ended_all(cluster.url, token, receiver, translated, started + args.timeout, args)
+    jobs_cpu = cpu_used(cpu, cpu_by_program())
     with receiver.lock:
         hooked = {j: receiver.ended[j][0] for j in translated if j in receiver.ended}
     # A job is done when its result is there (finishedAt); its webhook follows.
@@ -318,6 +344,7 @@ async def run(
         f"{job_rate / sync_rate:.2f}); their last webhook {last_hook:.1f} s after",
         flush=True,
     )
+    _print_cpu("the translation jobs (and their webhooks)", jobs_cpu, len(translated))
     await ended_all(cluster.url, token, receiver, set(submitted), started + args.timeout, args)
     all_seconds = time.perf_counter() - started
     with receiver.lock:

@@ -347,6 +347,14 @@ class Settings(BaseSettings):
         "file in the data directory; or `postgresql://user:password@host/db` (psycopg 3 is "
         "used whatever driver the URL names). Migrated at start-up.",
     )
+    database_pool_size: int = Field(
+        default=16,
+        ge=1,
+        le=1000,
+        description="PostgreSQL connections each replica keeps open (and as many more at busy "
+        "moments, closed after): at least the requests and jobs it works on at once, or every "
+        "one past it pays for a new connection.",
+    )
     base_domain: str | None = Field(
         default=None,
         description="With it, the tenant is the first label of the Host (`acme.example.com` → "

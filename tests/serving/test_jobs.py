@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -283,3 +284,40 @@ def test_an_expired_job_is_gone_and_swept(database: Database) -> None:
     now[0] += timedelta(hours=24, seconds=1)
     assert store.get(job.job_id) is None and store.get(job.job_id, expired=True) is not None
     assert store.sweep() == 1 and store.get(job.job_id, expired=True) is None
+
+
+def test_a_webhook_is_told_once_even_if_its_worker_died_after_the_end(database: Database) -> None:
+    """The first delivery follows the end in the job's own task; a job that ended but whose
+    webhook was never attempted (its worker killed in between) is told when the task runs
+    again, and one already attempted is left to its retries."""
+
+    class Told:
+        def __init__(self) -> None:
+            self.jobs: list[str] = []
+
+        async def deliver(self, job: JobRecord) -> None:
+            self.jobs.append(job.job_id)
+
+    async def scenario() -> tuple[list[str], str, str]:
+        operations = Operations()
+        async with jobs(database, operations, worker=False) as service:
+            told = Told()
+            service.notifier = told  # type: ignore[assignment]
+            service.limits = replace(service.limits, allowed_hosts=("127.0.0.1:9",))
+            ran, _ = await service.submit(
+                admitted(body(1)), webhook_url="http://127.0.0.1:9/a", idempotency_key=None
+            )
+            await service.run(ran.job_id)  # ends it, and tells it
+            killed, _ = await service.submit(
+                admitted(body(1)), webhook_url="http://127.0.0.1:9/b", idempotency_key=None
+            )
+            # Its worker ended it, then died before the delivery: the task runs again.
+            service.store.finish(killed.job_id, "completed", retention=timedelta(hours=1))
+            await service.run(killed.job_id)
+            attempt = {"status": 500, "error": None}
+            service.store.record_attempt(ran.job_id, attempt, "pending", None)
+            await service.run(ran.job_id)  # attempted already: its retry is queued
+            return told.jobs, ran.job_id, killed.job_id
+
+    told, ran, killed = asyncio.run(scenario())
+    assert told == [ran, killed]

@@ -30,9 +30,13 @@ def tenant(database: Database) -> str:
     return name
 
 
-def test_create_then_rotate_keeps_the_old_secret_for_a_day(database: Database, tenant: str) -> None:
+# Kept or not, what a store reads after its own writes is the same.
+@pytest.mark.parametrize("cache_seconds", [0.0, 600.0])
+def test_create_then_rotate_keeps_the_old_secret_for_a_day(
+    database: Database, tenant: str, cache_seconds: float
+) -> None:
     clock = Clock()
-    store = WebhookSecretStore(database, now=clock)
+    store = WebhookSecretStore(database, now=clock, cache_seconds=cache_seconds)
     assert store.current(tenant, "o1") == []
     first = store.create(tenant, "o1")
     assert first.secret.startswith("whsec_") and first.expires_at is None
@@ -69,3 +73,19 @@ def test_refusals_say_what_to_do(database: Database, tenant: str) -> None:
         store.create("nosuch", "o1")
     with pytest.raises(ValueError, match="must not be empty"):
         store.current(tenant, "  ")
+
+
+def test_another_replicas_rotation_signs_here_after_the_cache_time(
+    database: Database, tenant: str
+) -> None:
+    kept = WebhookSecretStore(database, cache_seconds=600.0)
+    other = WebhookSecretStore(database)
+    first = other.create(tenant, "o1")
+    assert kept.current(tenant, "o1") == [first]
+    second = other.rotate(tenant, "o1")
+    # Within the cache time the first one still signs here (receivers take both for a day).
+    assert [s.secret for s in kept.current(tenant, "o1")] == [first.secret]
+    assert [s.secret for s in WebhookSecretStore(database).current(tenant, "o1")] == [
+        second.secret,
+        first.secret,
+    ]

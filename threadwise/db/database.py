@@ -31,7 +31,7 @@ def _normalized(url: str) -> URL:
 class Database:
     """An engine and a session factory; safe to share between threads."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, pool_size: int = 16) -> None:
         parsed = _normalized(url)
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
@@ -39,7 +39,11 @@ class Database:
             self.engine = create_engine(parsed, connect_args={"timeout": 30})
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            self.engine = create_engine(parsed, pool_pre_ping=True)
+            # Connections kept for reuse: one opened per statement past the pool would cost
+            # more than the statement (a server process forked, authenticated).
+            self.engine = create_engine(
+                parsed, pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size
+            )
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @property

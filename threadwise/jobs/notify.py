@@ -54,9 +54,15 @@ class WebhookNotifier:
         self.metrics = metrics
 
     async def __call__(self, job_id: str) -> None:
+        """The next attempt of ``job_id``'s webhook (the queue's task for a retry)."""
         job = await anyio.to_thread.run_sync(self.store.get, job_id, True)
-        if job is None or job.webhook_status != "pending" or job.webhook_url is None:
-            return  # delivered or given up meanwhile, or the job is gone
+        if job is not None:
+            await self.deliver(job)
+
+    async def deliver(self, job: JobRecord) -> None:
+        """An attempt of ``job``'s webhook as the record has it, unless there is none due."""
+        if job.webhook_status != "pending" or job.webhook_url is None:
+            return  # delivered or given up meanwhile
         body = payload(job)
         attempt, final = await self._attempt(job, body)
         if attempt.ok:

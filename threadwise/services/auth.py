@@ -40,7 +40,7 @@ class AuthServices:
 
 def open_database(settings: Settings) -> Database:
     """Connect to the configured database and bring its schema up to date."""
-    database = Database(database_url(settings))
+    database = Database(database_url(settings), pool_size=settings.database_pool_size)
     database.upgrade()
     return database
 

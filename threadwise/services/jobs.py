@@ -27,7 +27,7 @@ def build_jobs(
     queue = queue_for(database_url(settings), stalled_seconds=settings.jobs_stalled_seconds)
     notifier = WebhookNotifier(
         store,
-        WebhookSecretStore(store.database),
+        WebhookSecretStore(store.database, cache_seconds=settings.store_cache_seconds),
         queue,
         allowed_hosts=settings.webhook_hosts,
         timeout=settings.webhook_timeout_seconds,

@@ -248,6 +248,7 @@ class Jobs:
         """Do ``job_id`` from where it is, unless it has ended (the queue's handler)."""
         job = await _thread(self.store.claim, job_id)
         if job is None:
+            await self._told_once(job_id)
             return
         try:
             ended = await self._work(job)
@@ -259,7 +260,16 @@ class Jobs:
             await self.queue.defer(job_id, lane=lane_of(job))
             raise
         if ended is not None and ended.webhook_status == "pending":
-            await self.queue.defer_notice(job_id)
+            # Its first delivery here and now (a retry goes through the queue): were this
+            # worker killed before it, the job's task runs again and comes to _told_once.
+            await self.notifier.deliver(ended)
+
+    async def _told_once(self, job_id: str) -> None:
+        """An ended job's webhook never attempted (its worker died between the end and the
+        delivery, and the job's task ran again): delivered now."""
+        job = await _thread(self.store.get, job_id, True)
+        if job is not None and job.webhook_status == "pending" and not job.webhook_attempts:
+            await self.notifier.deliver(job)
 
     async def _given_up(self, job_id: str) -> None:
         """A job whose workers were killed twice in it fails (a third run could kill a

@@ -19,6 +19,7 @@ from threadwise.auth.tenancy import tenant_name
 from threadwise.db.database import Database
 from threadwise.db.tables import WebhookSecret
 from threadwise.organizations.scope import organization_id, require_tenant
+from threadwise.ttl_cache import TtlCache
 from threadwise.webhooks.signing import new_secret
 
 # How long a rotated-out secret still signs: receivers have a day to take the new one.
@@ -41,9 +42,19 @@ class WebhookSecretStore:
     """Create, rotate and read an organization's signing secrets (``threadwise webhooks
     secret``); ``now`` is the clock expiry is read by."""
 
-    def __init__(self, database: Database, now: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(
+        self,
+        database: Database,
+        now: Callable[[], datetime] = _utc_now,
+        *,
+        cache_seconds: float = 0.0,
+    ) -> None:
         self.database = database
         self.now = now
+        # The secrets read for signing, kept for a few seconds (a webhook each job must not
+        # cost a read): a rotation signs with the new one at once on this replica, within
+        # ``cache_seconds`` on the others (the one before still signs for a day).
+        self._cache: TtlCache[tuple[str, str], list[SigningSecret]] = TtlCache(cache_seconds)
 
     def create(self, tenant: str, organization: str) -> SigningSecret:
         """The organization's first secret; ``ValueError`` if it has one."""
@@ -56,7 +67,9 @@ class WebhookSecretStore:
                     f"`threadwise webhooks secret show {organization}` prints it, "
                     f"`threadwise webhooks secret rotate {organization}` replaces it."
                 )
-            return _add(session, tenant, organization, self.now())
+            added = _add(session, tenant, organization, self.now())
+        self._cache.forget((tenant, organization))
+        return added
 
     def rotate(self, tenant: str, organization: str) -> SigningSecret:
         """A new current secret; the one before signs too for ``ROTATION_OVERLAP``."""
@@ -81,14 +94,23 @@ class WebhookSecretStore:
                     WebhookSecret.expires_at <= now,
                 )
             )
-            return _add(session, tenant, organization, now)
+            added = _add(session, tenant, organization, now)
+        self._cache.forget((tenant, organization))
+        return added
 
     def current(self, tenant: str, organization: str) -> list[SigningSecret]:
         """The secrets that sign now, newest first; empty when the organization has none."""
         tenant, organization = tenant_name(tenant), organization_id(organization)
+        now = self.now()
+        kept = self._cache.get((tenant, organization))
+        if kept is not None:
+            return [s for s in kept if s.expires_at is None or s.expires_at > now]
         with self.database.session() as session:
             require_tenant(session, tenant)
-            return [_secret(row) for row in _rows(session, tenant, organization, self.now())]
+            secrets = [_secret(row) for row in _rows(session, tenant, organization, now)]
+        if secrets and self._cache.seconds > 0:
+            self._cache.put((tenant, organization), secrets)
+        return secrets
 
 
 def _rows(session: Session, tenant: str, organization: str, now: datetime) -> list[WebhookSecret]:
