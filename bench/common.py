@@ -70,6 +70,9 @@ def cpu_by_program() -> dict[str, float]:
             name = "benchmark"
         elif b"llama" in command:
             name = "model server"
+        elif name == "threadwise":  # its server and its job worker apart
+            words = command.decode(errors="replace").split("\0")  # python, script, command
+            name = f"threadwise {words[2]}" if len(words) > 2 else name
         fields = text[text.rindex(")") + 2 :].split()
         used[name] = used.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
     return used

@@ -110,10 +110,11 @@ def receiving() -> Iterator[tuple[Receiver, int]]:
 
 async def probe(
     url: str, token: str, seconds: float, stop: asyncio.Event | None = None
-) -> list[float]:
-    """Synchronous short translations one after another: each one's latency."""
+) -> list[tuple[float, float]]:
+    """Synchronous short translations one after another: when each was sent
+    (``perf_counter``), and its latency."""
     rng = random.Random(11)
-    latencies: list[float] = []
+    latencies: list[tuple[float, float]] = []
     deadline = time.perf_counter() + seconds
     async with httpx2.AsyncClient(timeout=120) as http:
         while time.perf_counter() < deadline and not (stop is not None and stop.is_set()):
@@ -122,7 +123,7 @@ async def probe(
                 f"{url}/message/translate", json=short_translation(rng), headers=_auth(token)
             )
             if answer.status_code == 200:
-                latencies.append(time.perf_counter() - started)
+                latencies.append((started, time.perf_counter() - started))
     return latencies
 
 
@@ -270,6 +271,16 @@ def _print_cpu(what: str, used: dict[str, float], count: int) -> None:
     )
 
 
+def several(rng: random.Random, conversations: int) -> dict[str, Any]:
+    """A fast-tier translation of ``conversations`` one-message conversations."""
+    body = short_translation(rng)
+    scope = body["request"]["scope"]
+    for number in range(1, conversations):
+        [more] = short_translation(rng)["request"]["scope"]["conversations"]
+        scope["conversations"].append(more | {"conversationId": f"conv-{number}"})
+    return body
+
+
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -284,10 +295,10 @@ async def run(
     rng = random.Random(args.seed)
     problems: list[str] = []
     idle = await probe(cluster.url, token, args.probe_seconds)
-    idle_p50 = _p50(idle)
+    idle_p50 = _p50([latency for _, latency in idle])
     print(f"idle: {len(idle)} synchronous translations, p50 {idle_p50 * 1000:.1f} ms", flush=True)
 
-    translations = [short_translation(rng) for _ in range(args.translations)]
+    translations = [several(rng, args.conversations) for _ in range(args.translations)]
     chats = support_chat_bodies()
     summaries = []
     for number in range(args.summaries):
@@ -354,6 +365,11 @@ async def run(
         done = await finished_at(cluster.url, token)
         statuses = {j: "completed" if j in done else "missing" for j in submitted}
     after = ended_counts(cluster)
+    for _ in range(10):  # a worker apart writes its metrics every second
+        if sum(after.values()) - sum(before.values()) >= len(submitted):
+            break
+        await asyncio.sleep(0.5)
+        after = ended_counts(cluster)
     ended = {name: after[name] - before.get(name, 0) for name in after}
     print(
         f"all jobs: {sum(s == 'completed' for s in statuses.values())} of {len(submitted)} "
@@ -366,13 +382,20 @@ async def run(
     stop = asyncio.Event()
     probing = asyncio.create_task(probe(cluster.url, token, 3600, stop))
     again, again_started = await submit(cluster, token, more, args.concurrency)
+    submitted_at = time.perf_counter()
     await ended_all(cluster.url, token, receiver, set(again), again_started + args.timeout, args)
     stop.set()
-    busy = await probing
-    busy_p50 = _p50(busy)
+    probed = await probing
+    # Beside the submissions, the probe meets 16 clients' requests (as beside 16 synchronous
+    # clients); after them, the jobs' work alone: what the target is about.
+    beside_submissions = _p50([latency for at, latency in probed if at < submitted_at])
+    running = [latency for at, latency in probed if at >= submitted_at]
+    busy_p50 = _p50(running)
     print(
-        f"probe while {len(again)} more translation jobs ran "
-        f"({time.perf_counter() - again_started:.1f} s): {len(busy)} requests, p50 "
+        f"probe while {len(again)} more translation jobs were submitted "
+        f"({submitted_at - again_started:.1f} s): p50 {beside_submissions * 1000:.1f} ms "
+        f"({beside_submissions / idle_p50:.2f}x idle); then while they ran "
+        f"({time.perf_counter() - submitted_at:.1f} s): {len(running)} requests, p50 "
         f"{busy_p50 * 1000:.1f} ms ({busy_p50 / idle_p50:.2f}x idle)",
         flush=True,
     )
@@ -380,8 +403,8 @@ async def run(
     for job_id in list(translated)[:20]:
         job = httpx2.get(f"{cluster.url}/jobs/{job_id}", headers=_auth(token), timeout=30).json()
         items = job["result"]["message"]["results"][0]["response"]
-        if len(items) != 1:
-            problems.append(f"job {job_id}: {len(items)} items for one message")
+        if len(items) != args.conversations:
+            problems.append(f"job {job_id}: {len(items)} items for {args.conversations} messages")
     if any(s != "completed" for s in statuses.values()):
         lost = sum(s == "missing" for s in statuses.values())
         other = sum(s not in ("completed", "missing") for s in statuses.values())
@@ -404,6 +427,9 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser.add_argument("--model", choices=["default", "small"], default="small")
     parser.add_argument("--translations", type=int, default=1000)
     parser.add_argument("--summaries", type=int, default=20)
+    parser.add_argument(
+        "--conversations", type=int, default=1, help="in each translation (a message each)"
+    )
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--probe-seconds", type=float, default=20.0)
     parser.add_argument("--timeout", type=float, default=3600.0, help="for every job to end")

@@ -100,9 +100,14 @@ class Replica:
     def wait_ready(self, seconds: float = READY_SECONDS) -> None:
         wait_for(f"{self.url}/readyz", seconds, self.process, self.log)
 
-    def signal(self, number: signal.Signals) -> None:
+    def signal(self, number: signal.Signals, *, whole: bool = False) -> None:
+        """``number`` to the server; ``whole``: to its job worker too (its process group),
+        as when the replica's machine is stopped or killed."""
         assert self.process is not None
-        self.process.send_signal(number)
+        if whole:
+            os.killpg(self.process.pid, number)  # a session of its own: the group is its pid
+        else:
+            self.process.send_signal(number)
 
     def wait(self, seconds: float) -> int:
         assert self.process is not None
@@ -120,7 +125,7 @@ class Replica:
         try:
             return self.wait(seconds)
         except subprocess.TimeoutExpired:
-            self.signal(signal.SIGKILL)
+            self.signal(signal.SIGKILL, whole=True)
             self.wait(10)
             return None
 

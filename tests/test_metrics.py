@@ -1,6 +1,8 @@
-"""Metric labels stay bounded whatever callers send."""
+"""Metric labels stay bounded whatever callers send; a job worker's metrics join its server's."""
 
 from __future__ import annotations
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from threadwise.metrics import MAX_ORGANIZATION_LABELS, OTHER_ORGANIZATIONS, BoundedLabel, Metrics
 
@@ -29,3 +31,23 @@ def test_organization_labels_are_capped() -> None:
     assert 'organization="org-0"' in text
     assert f'organization="org-{MAX_ORGANIZATION_LABELS}"' not in text
     assert 'code="MISSING_TOKEN",operation="translate",organization=""' in text
+
+
+def test_a_workers_metrics_are_added_to_the_servers() -> None:
+    server, worker = Metrics(), Metrics()
+    server.jobs_ended.labels("translate", "completed").inc(3)
+    worker.jobs_ended.labels("translate", "completed").inc(2)
+    worker.jobs_ended.labels("summarize", "failed").inc()
+    server.jobs_queued.set(7)
+    text = server.exposition(worker.exposition().decode()).decode()
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    ended = "threadwise_jobs_ended_total"
+    assert samples[(ended, (("operation", "translate"), ("status", "completed")))] == 5
+    assert samples[(ended, (("operation", "summarize"), ("status", "failed")))] == 1
+    assert samples[("threadwise_jobs_queued", ())] == 7  # the worker's is 0
+    # Every family once, as a scraper requires.
+    assert len(text.split("# TYPE threadwise_jobs_ended_total ")) == 2

@@ -470,6 +470,27 @@ class Settings(BaseSettings):
         description="How long an asynchronous job's result (or error) is kept once it ends; "
         "then `GET /jobs/{id}` answers 404.",
     )
+    jobs_worker: Literal["auto", "inline", "process", "external"] = Field(
+        default="auto",
+        description="Where a replica's jobs run. `process`: `threadwise serve` starts "
+        "`threadwise worker` beside it at niceness `jobs_worker_nice`, so that requests go "
+        "first on the CPU (and restarts it if it stops); `inline`: in the server's own "
+        "process; `external`: not here (run `threadwise worker` apart). `auto`: `process` "
+        "with PostgreSQL, `inline` with SQLite (whose queue is the process's own).",
+    )
+    jobs_worker_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="The niceness of the worker `threadwise serve` starts (`jobs_worker` "
+        "`process`): 10 lets a request take the CPU from it at once.",
+    )
+    jobs_worker_metrics_file: Path | None = Field(
+        default=None,
+        description="Where `threadwise worker` writes its metrics (every second, in the "
+        "Prometheus text format) and the server's `/metrics` reads them, adding them to its "
+        "own: one scrape per replica. Set by `threadwise serve` for the worker it starts.",
+    )
     jobs_concurrency: int = Field(
         default=4,
         ge=1,

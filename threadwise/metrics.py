@@ -9,9 +9,12 @@ reasons) and from organizations a token was authorized for, and those at most
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
 
 from threadwise.work_queue import Priority, SchedulerObserver
 
@@ -162,8 +165,11 @@ class Metrics(SchedulerObserver):
         self.queue_depth.labels(name).set_function(depth)
         self.queue_capacity.labels(name).set(capacity)
 
-    def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+    def exposition(self, *others: str) -> bytes:
+        """The metrics in the Prometheus text format; with ``others`` (expositions of the same
+        metrics by other processes of this replica: its job worker), their samples added."""
+        own = generate_latest(self.registry)
+        return merged(own.decode(), *others) if others else own
 
     # --- SchedulerObserver ------------------------------------------------------------------
 
@@ -187,3 +193,34 @@ class Metrics(SchedulerObserver):
         self.model_calls.observe(seconds)
         if completion_tokens > 1 and generation > 0:
             self.model_tokens_per_second.set(completion_tokens / generation)
+
+
+def merged(*expositions: str) -> bytes:
+    """Expositions of the same metrics by several processes as one: each sample's values
+    added (counters, gauges, histograms' buckets), the earliest of a ``_created``."""
+    families: dict[str, Metric] = {}
+    values: dict[tuple[str, str, tuple[tuple[str, str], ...]], float] = {}
+    for text in expositions:
+        for family in text_string_to_metric_families(text):
+            families.setdefault(family.name, family)
+            for sample in family.samples:
+                key = (family.name, sample.name, tuple(sorted(sample.labels.items())))
+                if key not in values:
+                    values[key] = sample.value
+                elif sample.name.endswith("_created"):
+                    values[key] = min(values[key], sample.value)
+                else:
+                    values[key] += sample.value
+
+    class Collected(Collector):
+        def collect(self) -> Iterator[Metric]:
+            for name, family in families.items():
+                metric = Metric(name, family.documentation, family.type, family.unit)
+                for (owner, sample, labels), value in values.items():
+                    if owner == name:
+                        metric.add_sample(sample, dict(labels), value)
+                yield metric
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Collected())
+    return generate_latest(registry)

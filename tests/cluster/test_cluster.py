@@ -231,7 +231,7 @@ def test_a_killed_replica_loses_only_its_in_flight_requests(whole: Cluster) -> N
     token = whole.token(whole.create_client(ORGANIZATION))
     killed = whole.replicas[0]
     outcomes, repeated = _under_load(
-        whole, token, lambda: killed.signal(signal.SIGKILL), killed, 4, 30
+        whole, token, lambda: killed.signal(signal.SIGKILL, whole=True), killed, 4, 30
     )
     assert killed.wait(10) == -signal.SIGKILL
     assert repeated == 0

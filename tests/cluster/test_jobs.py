@@ -92,7 +92,7 @@ def test_a_job_whose_replica_is_killed_is_finished_once_by_the_other(whole: Clus
     token = whole.token(client)
     doomed, survivor = whole.replicas
     # Only the doomed replica takes the job: the other is paused until it has.
-    survivor.signal(signal.SIGSTOP)
+    survivor.signal(signal.SIGSTOP, whole=True)
     try:
         answer = httpx2.post(
             f"{doomed.url}/jobs/translate",
@@ -108,9 +108,9 @@ def test_a_job_whose_replica_is_killed_is_finished_once_by_the_other(whole: Clus
             "the job never finished its first part",
         )
     finally:
-        survivor.signal(signal.SIGCONT)
+        survivor.signal(signal.SIGCONT, whole=True)
     done_at_kill = _job(doomed.url, token, job_id)["progress"]["done"]
-    doomed.signal(signal.SIGKILL)
+    doomed.signal(signal.SIGKILL, whole=True)
     assert doomed.wait(10) == -signal.SIGKILL
     # Taken up once its worker has been silent THREADWISE_JOBS_STALLED_SECONDS.
     eventually(

@@ -315,7 +315,7 @@ def test_a_webhook_is_told_once_even_if_its_worker_died_after_the_end(database: 
             service.store.finish(killed.job_id, "completed", retention=timedelta(hours=1))
             await service.run(killed.job_id)
             attempt = {"status": 500, "error": None}
-            service.store.record_attempt(ran.job_id, attempt, "pending", None)
+            service.store.record_attempt(ran.job_id, [attempt], "pending", None)
             await service.run(ran.job_id)  # attempted already: its retry is queued
             return told.jobs, ran.job_id, killed.job_id
 

@@ -21,6 +21,7 @@ from threadwise.cli import (
     serve,
     usage,
     webhooks,
+    worker,
 )
 from threadwise.cli.output import progress
 from threadwise.client.command import add_connection_options
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     # In the order `threadwise --help` lists them.
     for group in (
         serve,
+        worker,
         local,
         maintenance,
         clients,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from pathlib import Path
 
@@ -10,7 +11,9 @@ from threadwise.auth.clients import ClientSecret
 from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.cli.arguments import Commands
 from threadwise.cli.output import progress
-from threadwise.config import Settings
+from threadwise.cli.worker import shares_a_queue
+from threadwise.cli.worker_process import WorkerProcess, worker_command
+from threadwise.config import ConfigurationError, Settings
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
@@ -27,6 +30,20 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from threadwise.api.server import build_server
     from threadwise.services import build_services
 
+    worker = None
+    if jobs_worker(settings) == "process":
+        # The jobs run in a worker of their own, at a lower priority: requests go first.
+        metrics_file = settings.data_dir / "worker-metrics.prom"
+        metrics_file.unlink(missing_ok=True)  # a stopped worker's counts are not this one's
+        environment = os.environ | {"THREADWISE_JOBS_WORKER_METRICS_FILE": str(metrics_file)}
+        worker = WorkerProcess(
+            worker_command(settings.jobs_worker_nice),
+            environment,
+            grace_seconds=settings.shutdown_grace_seconds,
+        )
+        settings = settings.model_copy(
+            update={"jobs_worker": "external", "jobs_worker_metrics_file": metrics_file}
+        )
     services = build_services(settings, progress)
     host = args.host or settings.host
     port = args.port or settings.port
@@ -35,8 +52,35 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         print(first_run_instructions(first_client, host, port, settings.base_domain), flush=True)
     progress(f"serving on http://{host}:{port} (model loads in the background; see /readyz)")
     app = create_app(services.serving_context(), start=services.start, close=services.close)
-    build_server(app, settings, host, port).run()
+    if worker is not None:
+        worker.start()
+        stopping = worker  # (for the closure's type)
+
+        async def stop_worker(_: float) -> None:
+            stopping.ask_to_stop()
+
+        services.lifecycle.on_shutdown(stop_worker)
+    try:
+        build_server(app, settings, host, port).run()
+    finally:
+        if worker is not None:
+            worker.stop()
     return 0
+
+
+def jobs_worker(settings: Settings) -> str:
+    """Where this server's jobs run: ``auto`` is a worker process with PostgreSQL (a queue
+    it can share), the server's own process with SQLite."""
+    shared = shares_a_queue(settings)
+    if settings.jobs_worker == "auto":
+        return "process" if shared else "inline"
+    if settings.jobs_worker in ("process", "external") and not shared:
+        raise ConfigurationError(
+            f"THREADWISE_JOBS_WORKER={settings.jobs_worker} needs PostgreSQL "
+            "(THREADWISE_DATABASE_URL): with the SQLite default the jobs' queue lives in the "
+            "server's process. Leave it unset (auto) or set it to inline."
+        )
+    return settings.jobs_worker
 
 
 def first_run_instructions(

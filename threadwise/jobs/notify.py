@@ -117,8 +117,9 @@ class WebhookNotifier:
             "status": attempt.status,
             "error": attempt.error,
         }
+        attempts = [*job.webhook_attempts, shown]
         await anyio.to_thread.run_sync(
-            self.store.record_attempt, job.job_id, shown, status, next_at
+            self.store.record_attempt, job.job_id, attempts, status, next_at
         )
 
 

@@ -338,21 +338,24 @@ class JobStore:
     def record_attempt(
         self,
         job_id: str,
-        attempt: dict[str, Any],
+        attempts: Sequence[dict[str, Any]],
         status: WebhookStatus,
         next_at: datetime | None,
     ) -> None:
-        """Add a delivery attempt to the job's webhook, with what comes next."""
+        """Keep the job's webhook ``attempts`` (those made, the last one added), with what
+        comes next. One statement: a job's deliveries are made one after another (its first
+        in its own task, each retry in the queue under the job's lock)."""
         with self.database.session() as session, session.begin():
-            row = session.get(Job, job_id, with_for_update=True)
-            if row is None:
-                return
-            attempts = json.loads(row.webhook_attempts or "[]")
-            attempts.append(attempt)
-            row.webhook_attempts = json.dumps(attempts, ensure_ascii=False)
-            row.webhook_status = status
-            row.webhook_next_at = next_at
-            row.updated_at = self.now()
+            session.execute(
+                update(Job)
+                .where(Job.job_id == job_id)
+                .values(
+                    webhook_attempts=json.dumps(list(attempts), ensure_ascii=False),
+                    webhook_status=status,
+                    webhook_next_at=next_at,
+                    updated_at=self.now(),
+                )
+            )
 
     def sweep(self) -> int:
         """Remove the jobs whose results have expired; how many. A job whose webhook is

@@ -48,4 +48,5 @@ def build_jobs(
         notifier=notifier,
         limits=limits,
         metrics=metrics,
+        runs_worker=settings.jobs_worker != "external",
     )

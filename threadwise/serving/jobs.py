@@ -40,6 +40,7 @@ from threadwise.serving.operations import (
     digest,
 )
 from threadwise.serving.records import RequestRecord
+from threadwise.ttl_cache import TtlCache
 from threadwise.webhooks.targets import TargetError, resolve_target
 from threadwise.work_queue import in_background
 
@@ -51,6 +52,8 @@ T = TypeVar("T")
 RETRY_PAUSES = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 GIVE_UP_SECONDS = 1800.0
 SWEEP_SECONDS = 300.0
+# How long an organization's count of jobs queued or running is taken as it was read.
+ACTIVE_COUNT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class Jobs:
         limits: JobLimits = JobLimits(),
         metrics: Metrics | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        runs_worker: bool = True,
     ) -> None:
         self.store = store
         self.queue = queue
@@ -86,8 +90,12 @@ class Jobs:
         self.limits = limits
         self.metrics = metrics
         self._sleep = sleep
+        # False where another process runs the jobs (`threadwise worker`): this one submits,
+        # reads and cancels them only.
+        self.runs_worker = runs_worker
         # Who tells a transport that a job ended (the WebSocket pushes it), from any replica.
         self.watcher = JobWatch(store)
+        self._active: TtlCache[tuple[str, str], int] = TtlCache(ACTIVE_COUNT_SECONDS)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
 
@@ -112,7 +120,7 @@ class Jobs:
         url = webhook_url or policy.webhook_url
         if webhook_url is not None:
             await self._check_webhook(webhook_url)
-        queued, _ = await _thread(self.store.active_count, tenant, organization)
+        queued = await self._queued(tenant, organization)
         if queued >= self.limits.max_queued:
             raise ServiceError(
                 ErrorCode.RATE_LIMITED,
@@ -141,10 +149,20 @@ class Jobs:
         except IdempotencyConflict as exc:
             raise _reused() from exc
         if created:
+            self._active.replace((tenant, organization), queued + 1)
             await self.queue.defer(record.job_id, lane=lane_of(record))
         else:
             _same_request(record, fingerprint)
         return record, created
+
+    async def _queued(self, tenant: str, organization: str) -> int:
+        """The organization's jobs queued or running, as counted within ACTIVE_COUNT_SECONDS
+        (and those submitted here since): a burst of submissions does not count them all
+        again for each (the cap may be passed by what other replicas took meanwhile)."""
+        return await self._active.read_through(
+            (tenant, organization),
+            lambda: self.store.active_count(tenant, organization)[0],
+        )
 
     async def get(self, caller: Principal, job_id: str) -> JobRecord:
         """The caller's job, or ``NOT_FOUND`` (another organization's is not there for it)."""
@@ -209,14 +227,17 @@ class Jobs:
     # --- this replica's worker -------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the queue, queue again what a restart left (jobs not ended, webhooks due),
-        and start the worker and the sweep of expired results."""
+        """Open the queue; where this process runs the jobs, queue again what a restart left
+        (jobs not ended, webhooks due), and start the worker and the sweep of expired
+        results."""
         loop = asyncio.get_running_loop()
         if self._owner is not None and self._owner.is_running() and self._owner is not loop:
             # Another app of these services (a test serves one twice) runs the worker.
             return
         self._owner = loop
         await self.queue.open()
+        if not self.runs_worker:
+            return
         for job in await _thread(self.store.active):
             await self.queue.defer(job.job_id, lane=lane_of(job))
         now = self.store.now()

@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from threadwise.api.deps import MetricsAccess, ServingDep
 from threadwise.api.openapi import error_responses
 from threadwise.metrics import CONTENT_TYPE
+from threadwise.serving.context import ServingContext
 
 router = APIRouter(tags=["operations"])
 
@@ -32,4 +33,15 @@ async def metrics(serving: ServingDep) -> Response:
     queued, oldest = await serving.jobs.depth()
     serving.metrics.jobs_queued.set(queued)
     serving.metrics.jobs_oldest_queued.set(oldest)
-    return Response(serving.metrics.exposition(), media_type=CONTENT_TYPE)
+    return Response(serving.metrics.exposition(*_worker(serving)), media_type=CONTENT_TYPE)
+
+
+def _worker(serving: ServingContext) -> list[str]:
+    """What this replica's job worker last wrote of its metrics, when it runs apart."""
+    path = serving.settings.jobs_worker_metrics_file
+    if path is None or serving.jobs.runs_worker:
+        return []
+    try:
+        return [path.read_text(encoding="utf-8")]
+    except OSError:
+        return []  # not written yet: the worker is starting
