@@ -43,7 +43,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -356,6 +356,16 @@ async def run(
         flush=True,
     )
     _print_cpu("the translation jobs (and their webhooks)", jobs_cpu, len(translated))
+    # Once every job is in, the queue drains with no submission beside it.
+    all_in = started_at + timedelta(seconds=submit_seconds)
+    drained = sorted(at for at in finished.values() if at > all_in)
+    if len(drained) > 1:
+        drain = len(drained) / (drained[-1] - all_in).total_seconds()
+        print(
+            f"  once all were submitted, {len(drained)} finished at {drain:.1f}/s (ratio "
+            f"{drain / sync_rate:.2f})",
+            flush=True,
+        )
     await ended_all(cluster.url, token, receiver, set(submitted), started + args.timeout, args)
     all_seconds = time.perf_counter() - started
     with receiver.lock:
