@@ -11,9 +11,10 @@ from threadwise.auth.clients import ClientSecret
 from threadwise.auth.first_run import ensure_first_run_client
 from threadwise.cli.arguments import Commands
 from threadwise.cli.output import progress
-from threadwise.cli.worker import shares_a_queue
 from threadwise.cli.worker_process import WorkerProcess, worker_command
 from threadwise.config import ConfigurationError, Settings
+from threadwise.db.database import database_url
+from threadwise.jobs.queue import shared
 
 EXAMPLE_REQUEST = Path("examples") / "summarize-request.json"
 
@@ -71,10 +72,10 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 def jobs_worker(settings: Settings) -> str:
     """Where this server's jobs run: ``auto`` is a worker process with PostgreSQL (a queue
     it can share), the server's own process with SQLite."""
-    shared = shares_a_queue(settings)
+    apart = shared(database_url(settings))
     if settings.jobs_worker == "auto":
-        return "process" if shared else "inline"
-    if settings.jobs_worker in ("process", "external") and not shared:
+        return "process" if apart else "inline"
+    if settings.jobs_worker in ("process", "external") and not apart:
         raise ConfigurationError(
             f"THREADWISE_JOBS_WORKER={settings.jobs_worker} needs PostgreSQL "
             "(THREADWISE_DATABASE_URL): with the SQLite default the jobs' queue lives in the "

@@ -25,6 +25,7 @@ from threadwise.cli.arguments import Commands
 from threadwise.cli.output import progress
 from threadwise.config import ConfigurationError, Settings
 from threadwise.db.database import database_url
+from threadwise.jobs.queue import shared
 from threadwise.logs import log_config
 from threadwise.metrics import Metrics
 
@@ -55,15 +56,10 @@ def add_commands(commands: Commands) -> None:
     worker.set_defaults(run=_work)
 
 
-def shares_a_queue(settings: Settings) -> bool:
-    """Whether the jobs' queue is one another process can take from (PostgreSQL's)."""
-    return database_url(settings).startswith("postgres")
-
-
 def _work(args: argparse.Namespace, settings: Settings) -> int:
     from threadwise.services import build_services
 
-    if not shares_a_queue(settings):
+    if not shared(database_url(settings)):
         raise ConfigurationError(
             "threadwise worker takes its jobs from PostgreSQL's queue: set "
             "THREADWISE_DATABASE_URL to the servers' PostgreSQL (with the SQLite default the "

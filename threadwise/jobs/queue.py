@@ -234,13 +234,19 @@ class JobQueue:
                 logger.exception("checking for stalled jobs failed; trying again")
 
 
+def shared(database_url: str) -> bool:
+    """Whether the queue for this database is one other processes take from too (PostgreSQL's),
+    rather than this process's own (SQLite's)."""
+    return make_url(database_url).get_backend_name() in ("postgresql", "postgres")
+
+
 def queue_for(
     database_url: str, *, stalled_seconds: float = 30.0, stalled_retries: int = 1
 ) -> JobQueue:
     """The queue for threadwise's database: in PostgreSQL, else in this process."""
     url = make_url(database_url)
     connector: BaseConnector
-    if url.get_backend_name() == "postgresql":
+    if shared(database_url):
         # libpq wants a plain postgresql:// URL, not SQLAlchemy's postgresql+psycopg://.
         conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
         # The worker's listener holds one connection; jobs, beats and polls share the rest.
