@@ -199,26 +199,28 @@ def merged(*expositions: str) -> bytes:
     """Expositions of the same metrics by several processes as one: each sample's values
     added (counters, gauges, histograms' buckets), the earliest of a ``_created``."""
     families: dict[str, Metric] = {}
-    values: dict[tuple[str, str, tuple[tuple[str, str], ...]], float] = {}
     for text in expositions:
         for family in text_string_to_metric_families(text):
-            families.setdefault(family.name, family)
-            for sample in family.samples:
-                key = (family.name, sample.name, tuple(sorted(sample.labels.items())))
-                if key not in values:
-                    values[key] = sample.value
-                elif sample.name.endswith("_created"):
-                    values[key] = min(values[key], sample.value)
-                else:
-                    values[key] += sample.value
+            kept = families.setdefault(
+                family.name, Metric(family.name, family.documentation, family.type, family.unit)
+            )
+            kept.samples.extend(family.samples)
 
     class Collected(Collector):
         def collect(self) -> Iterator[Metric]:
-            for name, family in families.items():
-                metric = Metric(name, family.documentation, family.type, family.unit)
-                for (owner, sample, labels), value in values.items():
-                    if owner == name:
-                        metric.add_sample(sample, dict(labels), value)
+            for family in families.values():
+                values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+                for sample in family.samples:
+                    key = (sample.name, tuple(sorted(sample.labels.items())))
+                    if key not in values:
+                        values[key] = sample.value
+                    elif sample.name.endswith("_created"):
+                        values[key] = min(values[key], sample.value)
+                    else:
+                        values[key] += sample.value
+                metric = Metric(family.name, family.documentation, family.type, family.unit)
+                for (name, labels), value in values.items():
+                    metric.add_sample(name, dict(labels), value)
                 yield metric
 
     registry = CollectorRegistry(auto_describe=False)

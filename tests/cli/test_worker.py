@@ -42,21 +42,28 @@ def test_the_worker_command_is_this_packages_at_the_niceness_asked() -> None:
     assert Path(command[0]).parent == Path(sys.executable).parent or command[0] == sys.executable
 
 
+def child(starts: Path, on_sigterm: str, *, first_exits: bool = False) -> list[str]:
+    """A stand-in worker: ``on_sigterm`` (``exit`` or ``ignore``) set, its start noted in
+    ``starts`` (an ``x`` each), then waiting for signals (the first start ends at once with
+    ``first_exits``)."""
+    handler = "lambda *_: sys.exit(0)" if on_sigterm == "exit" else "signal.SIG_IGN"
+    script = (
+        "import pathlib, signal, sys\n"
+        f"signal.signal(signal.SIGTERM, {handler})\n"
+        f"p = pathlib.Path({str(starts)!r})\n"
+        "p.write_text((p.read_text() if p.exists() else '') + 'x')\n"
+        f"if {first_exits} and p.read_text() == 'x': sys.exit(3)\n"
+        "while True: signal.pause()\n"
+    )
+    return [sys.executable, "-c", script]
+
+
 def test_a_worker_that_stops_is_started_again_and_stops_with_the_server(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(worker_process, "RESTART_SECONDS", 0.05)
     starts = tmp_path / "starts"
-    # Each start is noted, then the first ends on its own; the next waits for SIGTERM.
-    script = (
-        "import pathlib, signal, sys, time\n"
-        f"p = pathlib.Path({str(starts)!r}); p.write_text(p.read_text() + 'x' "
-        "if p.exists() else 'x')\n"
-        "if len(p.read_text()) == 1: sys.exit(3)\n"
-        "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
-        "time.sleep(60)\n"
-    )
-    worker = WorkerProcess([sys.executable, "-c", script], {}, grace_seconds=5)
+    worker = WorkerProcess(child(starts, "exit", first_exits=True), {}, grace_seconds=5)
     worker.start()
     eventually(lambda: starts.exists() and starts.read_text() == "xx", 30, "not started again")
     assert worker.stop() == 0  # its SIGTERM handler ran: a graceful stop
@@ -67,14 +74,8 @@ def test_a_worker_deaf_to_sigterm_is_killed_past_its_grace(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(worker_process, "KILL_MARGIN_SECONDS", 0.5)
-    ready = tmp_path / "ready"
-    script = (
-        "import pathlib, signal, time\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        f"pathlib.Path({str(ready)!r}).touch()\n"
-        "time.sleep(60)\n"
-    )
-    worker = WorkerProcess([sys.executable, "-c", script], {}, grace_seconds=0)
+    starts = tmp_path / "starts"
+    worker = WorkerProcess(child(starts, "ignore"), {}, grace_seconds=0)
     worker.start()
-    eventually(ready.exists, 30, "the worker did not start")
+    eventually(starts.exists, 30, "the worker did not start")
     assert worker.stop() == -signal.SIGKILL

@@ -55,12 +55,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     app = create_app(services.serving_context(), start=services.start, close=services.close)
     if worker is not None:
         worker.start()
-        stopping = worker  # (for the closure's type)
-
-        async def stop_worker(_: float) -> None:
-            stopping.ask_to_stop()
-
-        services.lifecycle.on_shutdown(stop_worker)
+        services.lifecycle.on_shutdown(worker.on_drain)
     try:
         build_server(app, settings, host, port).run()
     finally:

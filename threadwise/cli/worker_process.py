@@ -75,6 +75,10 @@ class WorkerProcess:
             if self._process is not None and self._process.poll() is None:
                 self._process.send_signal(signal.SIGTERM)
 
+    async def on_drain(self, grace_seconds: float) -> None:
+        """The server's drain began (a ``Lifecycle`` shutdown hook): ``ask_to_stop``."""
+        self.ask_to_stop()
+
     def stop(self) -> int | None:
         """SIGTERM to the worker, and its exit status once it has ended (its running jobs
         end their part within ``grace_seconds``); killed if it takes longer."""
