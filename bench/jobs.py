@@ -41,6 +41,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -49,10 +50,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from sqlalchemy import select
 
 from bench.common import cpu_by_program, cpu_used, support_chat_bodies
 from bench.load import ORGANIZATION, short_translation, unique
 from scripts.cluster import Cluster, _threadwise, running_cluster
+from threadwise.db.database import Database
+from threadwise.db.tables import Job
 
 METRICS_TOKEN = "bench-jobs-metrics"
 
@@ -97,8 +101,14 @@ def receiving() -> Iterator[tuple[Receiver, int]]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    class Server(ThreadingHTTPServer):
+        # A batch's webhooks come side by side (16 at a time from each worker): the
+        # default backlog of 5 would drop connections, and the retries would come seconds
+        # later.
+        request_queue_size = 128
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -244,6 +254,17 @@ async def ended_all(
             await asyncio.sleep(2.0)
 
 
+def batch_sizes(database_url: str, job_ids: set[str]) -> list[int]:
+    """How many of ``job_ids`` each of their batches held, read from the database."""
+    database = Database(database_url)
+    try:
+        with database.session() as session:
+            rows = session.execute(select(Job.job_id, Job.batch_id)).all()
+    finally:
+        database.close()
+    return list(Counter(batch for job, batch in rows if job in job_ids).values())
+
+
 def ended_counts(cluster: Cluster) -> dict[str, float]:
     counts: dict[str, float] = {}
     for replica in cluster.replicas:
@@ -348,11 +369,11 @@ async def run(
     }
     job_seconds = (max(finished.values()) - started_at).total_seconds() if finished else 1e9
     job_rate = len(finished) / job_seconds
-    last_hook = (max(hooked.values()) - started) if hooked else float("nan")
+    told_at = f"; their last webhook {max(hooked.values()) - started:.1f} s after" if hooked else ""
     print(
         f"jobs: {len(finished)} translation jobs finished {job_seconds:.1f} s after the first "
         f"submission, {job_rate:.1f}/s (synchronous {sync_rate:.1f}/s: ratio "
-        f"{job_rate / sync_rate:.2f}); their last webhook {last_hook:.1f} s after",
+        f"{job_rate / sync_rate:.2f}){told_at}",
         flush=True,
     )
     _print_cpu("the translation jobs (and their webhooks)", jobs_cpu, len(translated))
@@ -385,6 +406,13 @@ async def run(
         f"all jobs: {sum(s == 'completed' for s in statuses.values())} of {len(submitted)} "
         f"completed within {all_seconds:.1f} s; ended per replica {ended}; webhooks "
         f"repeated {repeated}",
+        flush=True,
+    )
+    batches = batch_sizes(cluster.database_url, set(translated))
+    print(
+        f"  the {len(translated)} translation jobs ran in {len(batches)} batches "
+        f"(jobs stored together, a task of the queue each): median "
+        f"{statistics.median(batches):.0f}, largest {max(batches)}",
         flush=True,
     )
     # 4. The probe while translation jobs run: requests go first.

@@ -6,7 +6,7 @@ the quota, and busy spells waited out."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -86,8 +86,9 @@ def database(tmp_path: Path) -> Database:
     return database
 
 
-def body(conversations: int = 3) -> MessageBody:
-    data = minimal_body(settings={"targetLanguages": ["es-ES"]})
+def body(conversations: int = 3, *, fast: bool = False) -> MessageBody:
+    mode = {"translationMode": "fast"} if fast else {}
+    data = minimal_body(settings={"targetLanguages": ["es-ES"], **mode})
     first = data["request"]["scope"]["conversations"][0]
     data["request"]["scope"]["conversations"] = [
         {**first, "conversationId": f"conv-{n}"} for n in range(conversations)
@@ -115,7 +116,10 @@ async def jobs(
         queue=queue,
         operations=operations,  # type: ignore[arg-type]
         notifier=notifier,
-        limits=JobLimits(retention=timedelta(hours=1), max_queued=5, grace_seconds=0),
+        # One batch open throughout: which jobs share one does not hang on the clock.
+        limits=JobLimits(
+            retention=timedelta(hours=1), max_queued=5, grace_seconds=0, batch_seconds=3600
+        ),
         sleep=no_pause,
     )
     if worker:
@@ -178,6 +182,71 @@ def test_a_job_cancelled_while_queued_never_runs_and_holds_nothing(database: Dat
     assert cancelled.status == after.status == "cancelled"
     assert not [key for key in ran if key.startswith(cancelled.job_id)]
     assert after.error_code == "REQUEST_CANCELLED" and held == (0, 0)
+
+
+def test_fast_jobs_submitted_together_run_as_one_batch(database: Database) -> None:
+    """Fast jobs submitted while a batch is open join it, which one run does (passing over
+    one cancelled meanwhile); a job for the language model stays alone."""
+
+    async def scenario() -> tuple[list[JobRecord], JobRecord, list[str], list[str]]:
+        operations = Operations()
+        async with jobs(database, operations, worker=False) as service:
+            submitted = await asyncio.gather(
+                *(
+                    service.submit(admitted(message), webhook_url=None, idempotency_key=None)
+                    for message in [body(1, fast=True)] * 3 + [body(1)]
+                )
+            )
+            *fast, model = [job for job, _ in submitted]
+            await service.cancel(CALLER, fast[0].job_id)
+            await service.run(fast[0].batch_id)
+            await service.run(fast[0].batch_id)  # again: nothing is left to do
+            ended: list[str] = [(await service.get(CALLER, job.job_id)).status for job in fast]
+            return fast, model, operations.ran, ended
+
+    fast, model, ran, ended = asyncio.run(scenario())
+    assert len({job.batch_id for job in fast}) == 1 and fast[0].batch_id.startswith("bat_")
+    assert model.batch_id == model.job_id
+    assert ended == ["cancelled", "completed", "completed"]
+    assert sorted(ran) == sorted(f"{job.job_id}:0" for job in fast[1:])
+
+
+def test_a_job_that_joins_a_batch_after_its_run_began_is_run_too(database: Database) -> None:
+    async def scenario() -> tuple[JobRecord, JobRecord]:
+        operations = Operations()
+        async with jobs(database, operations) as service:
+            first, _ = await service.submit(
+                admitted(body(1, fast=True)), webhook_url=None, idempotency_key=None
+            )
+            await ended(service, first.job_id)
+            later, _ = await service.submit(
+                admitted(body(1, fast=True)), webhook_url=None, idempotency_key=None
+            )
+            return first, await ended(service, later.job_id)
+
+    first, later = asyncio.run(scenario())
+    assert later.batch_id == first.batch_id and later.status == "completed"
+
+
+def test_a_cancelled_jobs_webhook_is_delivered(database: Database) -> None:
+    async def scenario() -> JobRecord | None:
+        operations = Operations()
+        operations.hold = {0}
+        async with jobs(database, operations) as service:
+            service.limits = replace(service.limits, allowed_hosts=("127.0.0.1:9",))
+            job, _ = await service.submit(
+                admitted(body(1)), webhook_url="http://127.0.0.1:9/c", idempotency_key=None
+            )
+            await asyncio.wait_for(operations.started.wait(), WAIT)
+            await service.cancel(CALLER, job.job_id)
+            # Its one attempt (this organization has no signing secret: it fails, recorded).
+            await until(lambda: service.store.get(job.job_id).webhook_attempts, WAIT)  # type: ignore[union-attr]
+            return service.store.get(job.job_id)
+
+    job = asyncio.run(scenario())
+    assert job is not None and job.status == "cancelled"
+    [attempt] = job.webhook_attempts
+    assert "signing secret" in attempt["error"]
 
 
 def test_a_job_cancelled_while_running_stops_and_stays_cancelled(database: Database) -> None:
@@ -277,7 +346,7 @@ def test_an_expired_job_is_gone_and_swept(database: Database) -> None:
     now = [datetime(2026, 11, 27, 12, tzinfo=UTC)]
     store = JobStore(database, now=lambda: now[0])
     job, _ = store.create(NewJob("acme", "org-1", "translate", {}, None, 10, 1))
-    assert store.claim(job.job_id) is not None
+    assert [claimed.job_id for claimed in store.claim(job.batch_id)] == [job.job_id]
     ended_job = store.finish(job.job_id, "completed", retention=timedelta(hours=24), result={})
     assert ended_job is not None and ended_job.expires_at == now[0] + timedelta(hours=24)
     assert store.finish(job.job_id, "cancelled", retention=timedelta(hours=24)) is None
@@ -295,8 +364,8 @@ def test_a_webhook_is_told_once_even_if_its_worker_died_after_the_end(database: 
         def __init__(self) -> None:
             self.jobs: list[str] = []
 
-        async def deliver(self, job: JobRecord) -> None:
-            self.jobs.append(job.job_id)
+        async def deliver(self, jobs: Sequence[JobRecord]) -> None:
+            self.jobs.extend(job.job_id for job in jobs)
 
     async def scenario() -> tuple[list[str], str, str]:
         operations = Operations()

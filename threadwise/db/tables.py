@@ -259,6 +259,7 @@ class Job(Base):
         Index("ix_jobs_tenant_organization_id", "tenant", "organization_id", "created_at"),
         Index("ix_jobs_status", "status"),
         Index("ix_jobs_expires_at", "expires_at"),
+        Index("ix_jobs_batch_id", "batch_id"),
         Index(
             "ix_jobs_idempotency",
             "tenant",
@@ -269,6 +270,8 @@ class Job(Base):
     )
 
     job_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    # The jobs submitted together that one task of the queue runs: a job's own id when alone.
+    batch_id: Mapped[str] = mapped_column(String(36))
     tenant: Mapped[str] = mapped_column(ForeignKey("tenants.name", ondelete="CASCADE"))
     organization_id: Mapped[str] = mapped_column(String(256))
     operation: Mapped[str] = mapped_column(String(16))  # summarize, translate

@@ -4,18 +4,19 @@ retry survives a restart and may be made by any replica)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import ssl
-from collections.abc import Collection
-from datetime import datetime, timedelta
+from collections.abc import Collection, Sequence
+from datetime import timedelta
 from typing import Any
 
 import anyio.to_thread
 
 from threadwise.jobs.queue import JobQueue
 from threadwise.jobs.resource import job_resource, timestamp
-from threadwise.jobs.store import JobRecord, JobStore, WebhookStatus
+from threadwise.jobs.store import AttemptRecord, JobRecord, JobStore
 from threadwise.metrics import Metrics
 from threadwise.webhooks.delivery import Attempt, deliver
 from threadwise.webhooks.schedule import next_delay
@@ -29,10 +30,12 @@ log = logging.getLogger(__name__)
 MAX_PAYLOAD_BYTES = 256 * 1024
 # Retries of many webhooks that failed together (a receiver down) spread over ±10%.
 JITTER = 0.1
+# A batch's webhooks are sent side by side, this many at a time.
+AT_ONCE = 16
 
 
 class WebhookNotifier:
-    """Deliver one job's webhook now, and queue the next attempt if this one fails."""
+    """Deliver jobs' webhooks now, and queue the next attempt of each that fails."""
 
     def __init__(
         self,
@@ -57,41 +60,59 @@ class WebhookNotifier:
         """The next attempt of ``job_id``'s webhook (the queue's task for a retry)."""
         job = await anyio.to_thread.run_sync(self.store.get, job_id, True)
         if job is not None:
-            await self.deliver(job)
+            await self.deliver([job])
 
-    async def deliver(self, job: JobRecord) -> None:
-        """An attempt of ``job``'s webhook as the record has it, unless there is none due."""
-        if job.webhook_status != "pending" or job.webhook_url is None:
+    async def deliver(self, jobs: Sequence[JobRecord]) -> None:
+        """An attempt of each job's webhook as its record has it (those with none due are
+        passed over), side by side; the attempts recorded together."""
+        due = [job for job in jobs if job.webhook_status == "pending" and job.webhook_url]
+        if not due:
             return  # delivered or given up meanwhile
-        body = payload(job)
-        attempt, final = await self._attempt(job, body)
-        if attempt.ok:
-            self._count("delivered")
-            await self._record(job, attempt, "delivered", None)
-            return
-        made = len(job.webhook_attempts) + 1
-        delay = None if final else next_delay(made, jitter=JITTER)
-        if delay is None:
-            log.warning("job %s: its webhook was given up after %d attempts", job.job_id, made)
-            self._count("failed")
-            await self._record(job, attempt, "failed", None)
-            return
-        self._count("retried")
-        await self._record(job, attempt, "pending", self.store.now() + timedelta(seconds=delay))
-        await self.queue.defer_notice(job.job_id, delay=delay)
+        signing: dict[tuple[str, str], list[str]] = {}
+        for job in due:
+            key = (job.tenant, job.organization_id)
+            if key not in signing:
+                current = await anyio.to_thread.run_sync(self.secrets.current, *key)
+                signing[key] = [secret.secret for secret in current]
+        slots = asyncio.Semaphore(AT_ONCE)
+
+        async def one(job: JobRecord) -> tuple[Attempt, bool]:
+            async with slots:
+                return await self._attempt(job, signing[job.tenant, job.organization_id])
+
+        outcomes = await asyncio.gather(*(one(job) for job in due))
+        records: list[AttemptRecord] = []
+        retries: list[tuple[str, float]] = []
+        for job, (attempt, final) in zip(due, outcomes, strict=True):
+            attempts = [*job.webhook_attempts, _shown(attempt)]
+            if attempt.ok:
+                self._count("delivered")
+                records.append(AttemptRecord(job.job_id, attempts, "delivered", None))
+                continue
+            made = len(attempts)
+            delay = None if final else next_delay(made, jitter=JITTER)
+            if delay is None:
+                log.warning("job %s: its webhook was given up after %d attempts", job.job_id, made)
+                self._count("failed")
+                records.append(AttemptRecord(job.job_id, attempts, "failed", None))
+                continue
+            self._count("retried")
+            next_at = self.store.now() + timedelta(seconds=delay)
+            records.append(AttemptRecord(job.job_id, attempts, "pending", next_at))
+            retries.append((job.job_id, delay))
+        await anyio.to_thread.run_sync(self.store.record_attempts, records)
+        for job_id, delay in retries:
+            await self.queue.defer_notice(job_id, delay=delay)
 
     def _count(self, outcome: str) -> None:
         if self.metrics is not None:
             self.metrics.webhook_attempts.labels(outcome).inc()
 
-    async def _attempt(self, job: JobRecord, body: bytes) -> tuple[Attempt, bool]:
+    async def _attempt(self, job: JobRecord, secrets: list[str]) -> tuple[Attempt, bool]:
         """The attempt, and whether no retry could change its outcome (an unsafe URL)."""
         assert job.webhook_url is not None and job.webhook_message_id is not None
         started = self.store.now()
-        signing = await anyio.to_thread.run_sync(
-            self.secrets.current, job.tenant, job.organization_id
-        )
-        if not signing:
+        if not secrets:
             error = (
                 f"The organization {job.organization_id!r} has no webhook signing secret: "
                 "create one (`threadwise webhooks secret create ORG`)."
@@ -101,26 +122,19 @@ class WebhookNotifier:
             target = await resolve_target(job.webhook_url, self.allowed_hosts)
         except TargetError as exc:
             return Attempt(started, 0, None, str(exc)), isinstance(exc, UnsafeTarget)
-        headers = signed_headers([s.secret for s in signing], job.webhook_message_id, started, body)
+        body = payload(job)
+        headers = signed_headers(secrets, job.webhook_message_id, started, body)
         return await deliver(target, body, headers, timeout=self.timeout, tls=self.tls), False
 
-    async def _record(
-        self,
-        job: JobRecord,
-        attempt: Attempt,
-        status: WebhookStatus,
-        next_at: datetime | None,
-    ) -> None:
-        shown = {
-            "startedAt": timestamp(attempt.started_at),
-            "durationMs": attempt.duration_ms,
-            "status": attempt.status,
-            "error": attempt.error,
-        }
-        attempts = [*job.webhook_attempts, shown]
-        await anyio.to_thread.run_sync(
-            self.store.record_attempt, job.job_id, attempts, status, next_at
-        )
+
+def _shown(attempt: Attempt) -> dict[str, Any]:
+    """An attempt as the job shows it."""
+    return {
+        "startedAt": timestamp(attempt.started_at),
+        "durationMs": attempt.duration_ms,
+        "status": attempt.status,
+        "error": attempt.error,
+    }
 
 
 def payload(job: JobRecord) -> bytes:

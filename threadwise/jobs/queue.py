@@ -1,5 +1,5 @@
-"""The job queue: threadwise job ids deferred to procrastinate and run by a worker in the server,
-and the deliveries of their webhooks, each at its time."""
+"""The job queue: threadwise's batches of jobs deferred to procrastinate and run by a worker,
+and the deliveries of the jobs' webhooks, each at its time."""
 
 from __future__ import annotations
 
@@ -27,20 +27,23 @@ QUEUE = "threadwise"
 # fast work (fast-tier translations, webhook deliveries), which would then wait behind it.
 Lane = Literal["fast", "model"]
 QUEUES: dict[Lane, str] = {"fast": QUEUE, "model": f"{QUEUE}.model"}
-TASK = "threadwise.run_job"
+TASK = "threadwise.run_batch"
 NOTICE_TASK = "threadwise.deliver_webhook"
 # Any constant of our own: replicas starting at once take it in turn to create the schema.
 SCHEMA_LOCK = 0x7468_7265_6164  # "thread"
 # The worker stops on its own when a side task fails (say the database went away for a
 # moment); it is started again after this pause rather than leaving the server without one.
 RESTART_SECONDS = 5.0
+# How often an idle worker looks for tasks no notification told it of.
+FETCH_POLL_SECONDS = 1.0
 
 
 class JobQueue:
-    """Jobs by threadwise id over a procrastinate app: defer, cancel, and one worker to run them.
+    """Batches of jobs (a job alone is a batch of one, named by its id) over a procrastinate
+    app: defer, cancel, and one worker to run them.
 
-    A job whose worker stops beating for ``stalled_seconds`` (the process was killed) is queued
-    again, ``stalled_retries`` times at most, then dropped as failed.
+    A batch whose worker stops beating for ``stalled_seconds`` (the process was killed) is
+    queued again, ``stalled_retries`` times at most, then dropped as failed.
     """
 
     def __init__(
@@ -59,8 +62,8 @@ class JobQueue:
         self._notifier: Handler | None = None
         self._given_up: Handler | None = None
         self._worker: asyncio.Task[None] | None = None
-        # One task for every job, and one for every webhook delivery: their only argument
-        # is the job id.
+        # One task for every batch of jobs (its only argument the batch id), and one for
+        # every webhook delivery (the job id).
         self._task = self.app.task(name=TASK, queue=QUEUE)(self._run)
         self._notice_task = self.app.task(name=NOTICE_TASK, queue=QUEUE)(self._notify)
 
@@ -73,13 +76,13 @@ class JobQueue:
         await self.stop_worker()
         await self.app.close_async()
 
-    async def defer(self, job_id: str, *, priority: int = 0, lane: Lane = "fast") -> None:
-        """Queue ``job_id`` to run once in ``lane``; nothing happens if it is already queued."""
+    async def defer(self, batch_id: str, *, priority: int = 0, lane: Lane = "fast") -> None:
+        """Queue ``batch_id`` to run once in ``lane``; nothing happens if it is already queued."""
         # The queueing lock refuses a second queued copy; the lock keeps two runs apart.
         with suppress(AlreadyEnqueued):
             await self._task.configure(
-                queueing_lock=job_id, lock=job_id, priority=priority, queue=QUEUES[lane]
-            ).defer_async(job_id=job_id)
+                queueing_lock=batch_id, lock=batch_id, priority=priority, queue=QUEUES[lane]
+            ).defer_async(batch_id=batch_id)
 
     async def defer_notice(self, job_id: str, *, delay: float = 0.0) -> None:
         """Deliver ``job_id``'s webhook in ``delay`` seconds; once, if already waiting."""
@@ -91,19 +94,19 @@ class JobQueue:
                 schedule_in={"milliseconds": max(0, round(delay * 1000))},
             ).defer_async(job_id=job_id)
 
-    async def cancel(self, job_id: str) -> bool:
-        """Take ``job_id`` out of the queue, or stop its run (the handler is cancelled).
+    async def cancel(self, batch_id: str) -> bool:
+        """Take ``batch_id`` out of the queue, or stop its run (the handler is cancelled).
 
-        False when the job is neither queued nor running.
+        False when the batch is neither queued nor running.
         """
         manager = self.app.job_manager
-        for job in await manager.list_jobs_async(queueing_lock=job_id):
+        for job in await manager.list_jobs_async(queueing_lock=batch_id):
             if job.id is not None and job.status in (Status.TODO.value, Status.DOING.value):
                 return await manager.cancel_job_by_id_async(job.id, abort=True)
         return False
 
     async def depth(self) -> int:
-        """How many tasks wait to run: jobs, and webhook deliveries that are due."""
+        """How many tasks wait to run: batches, and webhook deliveries that are due."""
         queues = await self.app.job_manager.list_queues_async()
         return sum(int(queue["todo"]) for queue in queues if queue["name"] in QUEUES.values())
 
@@ -117,11 +120,11 @@ class JobQueue:
         model_concurrency: int = 1,
         grace_seconds: float | None = None,
     ) -> None:
-        """Run jobs with ``handler(job_id)`` and deliver webhooks with ``notifier(job_id)``,
-        in this event loop: ``concurrency`` at a time in the fast lane, ``model_concurrency``
-        in the model's; ``given_up(job_id)`` hears of a job dropped after its workers stopped
-        too often. When the worker stops, running jobs have ``grace_seconds`` to end (None:
-        no limit), then they are cancelled."""
+        """Run batches with ``handler(batch_id)`` and deliver webhooks with
+        ``notifier(job_id)``, in this event loop: ``concurrency`` at a time in the fast lane,
+        ``model_concurrency`` in the model's; ``given_up(batch_id)`` hears of a batch dropped
+        after its workers stopped too often. When the worker stops, running batches have
+        ``grace_seconds`` to end (None: no limit), then they are cancelled."""
         if self._worker is not None:
             raise RuntimeError("the job worker is already running: stop_worker() first")
         self._handler = handler
@@ -145,7 +148,7 @@ class JobQueue:
             await worker
 
     async def recover_stalled(self, queue: str | None = None) -> int:
-        """Queue again the jobs (of ``queue``, default every lane's) whose worker stopped
+        """Queue again the batches (of ``queue``, default every lane's) whose worker stopped
         beating; how many were queued again."""
         if queue is None:
             return sum([await self.recover_stalled(name) for name in QUEUES.values()])
@@ -159,20 +162,20 @@ class JobQueue:
                 if job.attempts < self.stalled_retries:
                     await manager.retry_job(job)
                     requeued += 1
-                    logger.warning("job %s: its worker stopped; queued again", _job_id(job))
+                    logger.warning("batch %s: its worker stopped; queued again", _batch_id(job))
                 else:
                     await manager.finish_job(job, status=Status.FAILED, delete_job=True)
-                    logger.error("job %s: its worker stopped again; given up", _job_id(job))
+                    logger.error("batch %s: its worker stopped again; given up", _batch_id(job))
                     if self._given_up is not None:
-                        await self._given_up(_job_id(job))
+                        await self._given_up(_batch_id(job))
             except ConnectorException:
                 # Another replica's check took it first: the job is no longer "doing".
                 continue
         return requeued
 
-    async def _run(self, job_id: str) -> None:
-        assert self._handler is not None, "a job ran with no worker started"
-        await self._handler(job_id)
+    async def _run(self, batch_id: str) -> None:
+        assert self._handler is not None, "a batch ran with no worker started"
+        await self._handler(batch_id)
 
     async def _notify(self, job_id: str) -> None:
         if self._notifier is None:
@@ -206,8 +209,10 @@ class JobQueue:
                 # Three beats per stall timeout: a live worker is never taken for dead.
                 "update_heartbeat_interval": self.stalled_seconds / 3,
                 "stalled_worker_timeout": self.stalled_seconds,
-                # A requeued stalled job sends no notification: polling finds it.
-                "fetch_job_polling_interval": min(5.0, self.stalled_seconds / 3),
+                # A requeued stalled batch sends no notification, nor does a batch's task
+                # queued while another of the same batch held its lock (for jobs that joined
+                # it late) when that one ends: polling finds them.
+                "fetch_job_polling_interval": min(FETCH_POLL_SECONDS, self.stalled_seconds / 3),
                 "abort_job_polling_interval": min(5.0, self.stalled_seconds / 3),
             }
             if grace_seconds is not None:  # else procrastinate's: wait for them
@@ -268,5 +273,5 @@ async def _create_schema(connector: PsycopgConnector) -> None:
             await connection.execute(SchemaManager.get_schema())
 
 
-def _job_id(job: Job) -> str:
-    return str(job.task_kwargs.get("job_id"))
+def _batch_id(job: Job) -> str:
+    return str(job.task_kwargs.get("batch_id"))

@@ -16,8 +16,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import and_, case, delete, func, or_, select, update
+from sqlalchemy import (
+    Table,
+    Text,
+    and_,
+    bindparam,
+    case,
+    column,
+    delete,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+    values,
+)
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import Update
 
 from threadwise.db.database import Database
 from threadwise.db.tables import Job
@@ -27,6 +42,7 @@ ACTIVE: tuple[Status, ...] = ("queued", "running")
 ENDED: tuple[Status, ...] = ("completed", "failed", "cancelled")
 # A webhook's own state: the job has not ended, delivery under way, taken, or given up.
 WebhookStatus = Literal["waiting", "pending", "delivered", "failed"]
+JOBS: Table = Job.__table__  # type: ignore[assignment]  # a Table, typed as a FromClause
 # Ids per ``IN (…)``: well under SQLite's 999 bound parameters.
 IN_LIMIT = 500
 
@@ -44,6 +60,7 @@ class JobRecord:
     """A job as stored; JSON columns decoded."""
 
     job_id: str
+    batch_id: str
     tenant: str
     organization_id: str
     operation: str
@@ -90,6 +107,28 @@ class NewJob:
     idempotency_key: str | None = None
     fingerprint: str | None = None
     webhook_url: str | None = None
+    # The batch it runs in with others submitted together; None: alone.
+    batch_id: str | None = None
+
+
+@dataclass(frozen=True)
+class End:
+    """How a job ended: its status, and its result or error."""
+
+    job_id: str
+    status: Status
+    result: dict[str, Any] | None = None
+    error: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """A job's webhook attempts (those made, the last one added), with what comes next."""
+
+    job_id: str
+    attempts: Sequence[dict[str, Any]]
+    status: WebhookStatus
+    next_at: datetime | None
 
 
 class IdempotencyConflict(Exception):
@@ -114,9 +153,46 @@ class JobStore:
     def create(self, job: NewJob) -> tuple[JobRecord, bool]:
         """Store ``job`` as queued; with an idempotency key already used for the same
         request, the job stored then and False (``IdempotencyConflict`` for another)."""
+        row = self._row(job, self.now())
+        try:
+            with self.database.session() as session, session.begin():
+                session.add(row)
+            return _record(row), True
+        except IntegrityError:
+            if job.idempotency_key is None:
+                raise
+        earlier = self.find(job.tenant, job.organization_id, job.idempotency_key)
+        if earlier is None:  # expired and swept in between: store it anew
+            return self.create(job)
+        if earlier.fingerprint != job.fingerprint:
+            raise IdempotencyConflict(earlier.job_id)
+        return earlier, False
+
+    def create_many(self, jobs: Sequence[NewJob]) -> list[tuple[JobRecord, bool] | Exception]:
+        """Store ``jobs`` as queued, in one transaction; for each, what ``create`` answers
+        (or raises). One whose idempotency key was used before makes the group go one by one."""
         now = self.now()
-        row = Job(
-            job_id=new_job_id(),
+        rows = [self._row(job, now) for job in jobs]
+        try:
+            with self.database.session() as session, session.begin():
+                session.add_all(rows)
+            return [(_record(row), True) for row in rows]
+        except IntegrityError:
+            pass
+        answers: list[tuple[JobRecord, bool] | Exception] = []
+        for job in jobs:
+            try:
+                answers.append(self.create(job))
+            except Exception as exc:
+                answers.append(exc)
+        return answers
+
+    @staticmethod
+    def _row(job: NewJob, now: datetime) -> Job:
+        job_id = new_job_id()
+        return Job(
+            job_id=job_id,
+            batch_id=job.batch_id or job_id,
             tenant=job.tenant,
             organization_id=job.organization_id,
             operation=job.operation,
@@ -135,19 +211,6 @@ class JobStore:
             created_at=now,
             updated_at=now,
         )
-        try:
-            with self.database.session() as session, session.begin():
-                session.add(row)
-            return _record(row), True
-        except IntegrityError:
-            if job.idempotency_key is None:
-                raise
-        earlier = self.find(job.tenant, job.organization_id, job.idempotency_key)
-        if earlier is None:  # expired and swept in between: store it anew
-            return self.create(job)
-        if earlier.fingerprint != job.fingerprint:
-            raise IdempotencyConflict(earlier.job_id)
-        return earlier, False
 
     def find(self, tenant: str, organization: str, key: str) -> JobRecord | None:
         """The organization's job submitted with idempotency ``key``, if any."""
@@ -256,22 +319,29 @@ class JobStore:
 
     # --- a worker's steps ------------------------------------------------------------------
 
-    def claim(self, job_id: str) -> JobRecord | None:
-        """Mark the job running (again, if its last worker died); None once it has ended."""
+    def claim(self, batch_id: str) -> list[JobRecord]:
+        """Mark the batch's jobs not ended running (again, if their last worker died); none
+        once they have all ended."""
         now = self.now()
         with self.database.session() as session, session.begin():
-            row = session.scalar(
-                update(Job)
-                .where(Job.job_id == job_id, Job.status.in_(ACTIVE))
+            rows = session.execute(
+                update(JOBS)
+                .where(JOBS.c.batch_id == batch_id, JOBS.c.status.in_(ACTIVE))
                 .values(
                     status="running",
-                    runs=Job.runs + 1,
-                    started_at=func.coalesce(Job.started_at, now),
+                    runs=JOBS.c.runs + 1,
+                    started_at=func.coalesce(JOBS.c.started_at, now),
                     updated_at=now,
                 )
-                .returning(Job)
+                .returning(*JOBS.c)
             )
-            return None if row is None else _record(row)
+            return sorted((_record(row) for row in rows), key=lambda job: job.job_id)
+
+    def batch(self, batch_id: str) -> list[JobRecord]:
+        """Every job of the batch, its results expired or not."""
+        with self.database.session() as session:
+            query = select(Job).where(Job.batch_id == batch_id).order_by(Job.job_id)
+            return [_record(row) for row in session.scalars(query)]
 
     def record_part(self, job_id: str, partial: Sequence[Any], counted: int) -> bool:
         """Keep the answers of the parts done, and let go of the ``counted`` characters now
@@ -301,39 +371,42 @@ class JobStore:
         result: dict[str, Any] | None = None,
         error: tuple[str, str] | None = None,
     ) -> JobRecord | None:
-        """End a job not ended yet: its result or error kept until ``retention`` from now,
-        its characters let go, its webhook (if any) due now. None if it had already ended."""
+        """End a job not ended yet (``finish_many`` for one); None if it had already ended."""
+        ended = self.finish_many([End(job_id, status, result, error)], retention=retention)
+        return ended[0] if ended else None
+
+    def finish_many(self, ends: Sequence[End], *, retention: timedelta) -> list[JobRecord]:
+        """End the jobs not ended yet, in one transaction: each one's result or error kept
+        until ``retention`` from now, its characters let go, its webhook (if any) due now.
+        The jobs so ended (not those that had ended already)."""
+        given = [
+            {
+                "job_id": end.job_id,
+                "status": end.status,
+                "result": None
+                if end.result is None
+                else json.dumps(end.result, ensure_ascii=False),
+                "error_code": end.error[0] if end.error else None,
+                "error_message": end.error[1] if end.error else None,
+                "message_id": f"msg_{secrets.token_hex(16)}",
+            }
+            for end in ends
+        ]
+        if not given:
+            return []
         now = self.now()
-        values: dict[str, Any] = {
-            "status": status,
-            "finished_at": now,
-            "updated_at": now,
-            "expires_at": now + retention,
-            "reserved_characters": 0,
-            "partial": None,
-            "result": None if result is None else json.dumps(result, ensure_ascii=False),
-            "error_code": error[0] if error else None,
-            "error_message": error[1] if error else None,
-        }
-        if status == "completed":
-            values["progress_done"] = Job.progress_total
+        if self.database.dialect == "postgresql":
+            # One statement: UPDATE … FROM (VALUES …), a row of ends for every job.
+            listed = values(*(column(name, Text) for name in given[0]), name="given")
+            ending = listed.data([tuple(end.values()) for end in given]).c
+            statements = [_ending(ending, now, retention)]
+        else:  # SQLite names no VALUES columns: a statement a job
+            statements = [
+                _ending({name: literal(value, Text) for name, value in end.items()}, now, retention)
+                for end in given
+            ]
         with self.database.session() as session, session.begin():
-            # One statement: the job's end and, if it has a webhook, the delivery now due.
-            has_webhook = Job.webhook_url.is_not(None)
-            row = session.scalar(
-                update(Job)
-                .where(Job.job_id == job_id, Job.status.in_(ACTIVE))
-                .values(
-                    **values,
-                    webhook_status=case((has_webhook, "pending"), else_=None),
-                    webhook_next_at=case((has_webhook, now), else_=None),
-                    webhook_message_id=case(
-                        (has_webhook, f"msg_{secrets.token_hex(16)}"), else_=None
-                    ),
-                )
-                .returning(Job)
-            )
-            return None if row is None else _record(row)
+            return [_record(row) for statement in statements for row in session.execute(statement)]
 
     def record_attempt(
         self,
@@ -342,20 +415,37 @@ class JobStore:
         status: WebhookStatus,
         next_at: datetime | None,
     ) -> None:
-        """Keep the job's webhook ``attempts`` (those made, the last one added), with what
-        comes next. One statement: a job's deliveries are made one after another (its first
-        in its own task, each retry in the queue under the job's lock)."""
-        with self.database.session() as session, session.begin():
-            session.execute(
-                update(Job)
-                .where(Job.job_id == job_id)
-                .values(
-                    webhook_attempts=json.dumps(list(attempts), ensure_ascii=False),
-                    webhook_status=status,
-                    webhook_next_at=next_at,
-                    updated_at=self.now(),
-                )
+        """Keep the job's webhook ``attempts`` (``record_attempts`` for one)."""
+        self.record_attempts([AttemptRecord(job_id, attempts, status, next_at)])
+
+    def record_attempts(self, records: Sequence[AttemptRecord]) -> None:
+        """Keep each job's webhook attempts with what comes next, in one transaction (one
+        round trip: the driver's executemany): a job's deliveries are made one after another
+        (its first in its batch's task, each retry in the queue under the job's lock)."""
+        if not records:
+            return
+        now = self.now()
+        statement = (
+            update(JOBS)
+            .where(JOBS.c.job_id == bindparam("the_job"))
+            .values(
+                webhook_attempts=bindparam("given_attempts"),
+                webhook_status=bindparam("given_status"),
+                webhook_next_at=bindparam("given_next_at"),
+                updated_at=now,
             )
+        )
+        rows = [
+            {
+                "the_job": record.job_id,
+                "given_attempts": json.dumps(list(record.attempts), ensure_ascii=False),
+                "given_status": record.status,
+                "given_next_at": record.next_at,
+            }
+            for record in records
+        ]
+        with self.database.session() as session, session.begin():
+            session.connection().execute(statement, rows)
 
     def sweep(self) -> int:
         """Remove the jobs whose results have expired; how many. A job whose webhook is
@@ -370,17 +460,48 @@ class JobStore:
             return int(getattr(removed, "rowcount", 0) or 0)
 
 
+def _ending(end: Any, now: datetime, retention: timedelta) -> Update:
+    """The end of the job ``end["job_id"]`` names (``end``: its given columns), unless it
+    has ended already."""
+    has_webhook = JOBS.c.webhook_url.is_not(None)
+    return (
+        update(JOBS)
+        .where(JOBS.c.job_id == end["job_id"], JOBS.c.status.in_(ACTIVE))
+        .values(
+            status=end["status"],
+            finished_at=now,
+            updated_at=now,
+            expires_at=now + retention,
+            reserved_characters=0,
+            partial=None,
+            result=end["result"],
+            error_code=end["error_code"],
+            error_message=end["error_message"],
+            progress_done=case(
+                (end["status"] == "completed", JOBS.c.progress_total), else_=JOBS.c.progress_done
+            ),
+            # The job's end and, if it has a webhook, the delivery now due.
+            webhook_status=case((has_webhook, "pending"), else_=None),
+            webhook_next_at=case((has_webhook, now), else_=None),
+            webhook_message_id=case((has_webhook, end["message_id"]), else_=None),
+        )
+        .returning(*JOBS.c)
+    )
+
+
 def _changed(result: Any) -> bool:
     return bool(getattr(result, "rowcount", 0))
 
 
-def _record(row: Job) -> JobRecord:
+def _record(row: Any) -> JobRecord:
+    """A record from a ``Job`` or a row of the table's columns."""
     return JobRecord(
         job_id=row.job_id,
+        batch_id=row.batch_id,
         tenant=row.tenant,
         organization_id=row.organization_id,
         operation=row.operation,
-        status=row.status,  # type: ignore[arg-type]  # written only from Status
+        status=row.status,  # written only from Status
         body=json.loads(row.body),
         request_id=row.request_id,
         idempotency_key=row.idempotency_key,
@@ -394,7 +515,7 @@ def _record(row: Job) -> JobRecord:
         error_message=row.error_message,
         runs=row.runs,
         webhook_url=row.webhook_url,
-        webhook_status=row.webhook_status,  # type: ignore[arg-type]  # written only from WebhookStatus
+        webhook_status=row.webhook_status,  # written only from WebhookStatus
         webhook_message_id=row.webhook_message_id,
         webhook_attempts=json.loads(row.webhook_attempts or "[]"),
         webhook_next_at=row.webhook_next_at,

@@ -2,6 +2,12 @@
 queued, then run by a worker part by part through the same ``Operations.run`` as a request,
 behind the requests (``work_queue.in_background``), and told to its webhook when it ends.
 
+Jobs submitted at the same moment are stored together (one transaction, ``GroupCommit``), and
+the fast ones join the replica's open batch (``OpenBatch``): one task of the queue claims a
+batch's jobs in one statement, runs them side by side, ends them in one statement and
+delivers their webhooks together. Under a burst of submissions, the queue's and the
+database's work per job is so shared among many.
+
 A part's answer is kept on the job before the next starts, so a job taken up again after its
 worker died goes on from where it was; each part runs with an idempotency key of its own, so a
 part done but not yet kept is not done (or charged) twice where the keys are shared (Redis).
@@ -13,9 +19,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -23,9 +29,19 @@ import anyio.to_thread
 
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
+from threadwise.jobs.batches import OpenBatch
+from threadwise.jobs.group_commit import GroupCommit
 from threadwise.jobs.notify import WebhookNotifier
 from threadwise.jobs.queue import JobQueue, Lane
-from threadwise.jobs.store import IdempotencyConflict, JobRecord, JobStore, NewJob, Page, Status
+from threadwise.jobs.store import (
+    End,
+    IdempotencyConflict,
+    JobRecord,
+    JobStore,
+    NewJob,
+    Page,
+    Status,
+)
 from threadwise.metrics import Metrics
 from threadwise.payload import charged_characters
 from threadwise.protocol import ErrorCode, MessageBody, results_envelope
@@ -54,6 +70,10 @@ GIVE_UP_SECONDS = 1800.0
 SWEEP_SECONDS = 300.0
 # How long an organization's count of jobs queued or running is taken as it was read.
 ACTIVE_COUNT_SECONDS = 1.0
+# The most jobs stored in one transaction.
+MAX_GROUP = 64
+
+Stored = tuple[JobRecord, bool] | Exception
 
 
 @dataclass(frozen=True)
@@ -66,6 +86,9 @@ class JobLimits:
     # At shutdown, how long running jobs may take to end their part before they are put
     # back in the queue (to go on from their last part on any replica).
     grace_seconds: float = 30.0
+    # Fast jobs join a batch until it holds this many, or has been open this long.
+    batch_jobs: int = 64
+    batch_seconds: float = 1.0
 
 
 class Jobs:
@@ -96,6 +119,10 @@ class Jobs:
         # Who tells a transport that a job ended (the WebSocket pushes it), from any replica.
         self.watcher = JobWatch(store)
         self._active: TtlCache[tuple[str, str], int] = TtlCache(ACTIVE_COUNT_SECONDS)
+        self._storing: GroupCommit[NewJob, Stored] = GroupCommit(
+            self._store_and_queue, max_items=MAX_GROUP
+        )
+        self._open_batch = OpenBatch(max_jobs=limits.batch_jobs, max_seconds=limits.batch_seconds)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
 
@@ -144,16 +171,38 @@ class Jobs:
             fingerprint=fingerprint,
             webhook_url=url,
         )
-        try:
-            record, created = await _thread(self.store.create, job)
-        except IdempotencyConflict as exc:
-            raise _reused() from exc
+        stored = await self._storing.add(job)
+        if isinstance(stored, IdempotencyConflict):
+            raise _reused() from stored
+        if isinstance(stored, Exception):
+            raise stored
+        record, created = stored
         if created:
             self._active.replace((tenant, organization), queued + 1)
-            await self.queue.defer(record.job_id, lane=lane_of(record))
         else:
             _same_request(record, fingerprint)
         return record, created
+
+    async def _store_and_queue(self, jobs: Sequence[NewJob]) -> list[Stored]:
+        """Store the jobs submitted together, and queue them: the fast ones in the open batch
+        (queued again: a no-op while its task waits, else the task for those who joined after
+        its claim), each of the others alone (a language model's job is long, and cancelled
+        at once)."""
+        fast = [lane_for(job.operation, job.body) == "fast" for job in jobs]
+        if any(fast):
+            batch_id = self._open_batch.join(sum(fast))
+            jobs = [
+                replace(job, batch_id=batch_id) if is_fast else job
+                for job, is_fast in zip(jobs, fast, strict=True)
+            ]
+        stored = await _thread(self.store.create_many, jobs)
+        batches: dict[str, Lane] = {}
+        for answer in stored:
+            if not isinstance(answer, Exception) and answer[1]:
+                batches.setdefault(answer[0].batch_id, lane_of(answer[0]))
+        for batch_id, lane in batches.items():
+            await self.queue.defer(batch_id, lane=lane)
+        return stored
 
     async def _queued(self, tenant: str, organization: str) -> int:
         """The organization's jobs queued or running, as counted within ACTIVE_COUNT_SECONDS
@@ -215,9 +264,13 @@ class Jobs:
         ended = await self._end(
             job, "cancelled", error=("REQUEST_CANCELLED", "The job was cancelled by its client.")
         )
-        # Out of the queue, or its run stopped (at once here; on another replica within its
-        # abort polling, or at its next part).
-        await self.queue.cancel(job_id)
+        if job.batch_id == job.job_id:
+            # Out of the queue, or its run stopped (at once here; on another replica within
+            # its abort polling, or at its next part). A job in a batch with others is passed
+            # over by its batch's run, or its answer dropped when it comes.
+            await self.queue.cancel(job.batch_id)
+        if ended is not None and ended.webhook_status == "pending":
+            await self.queue.defer_notice(job_id)
         return ended or await self.get(caller, job_id)
 
     async def depth(self) -> tuple[int, float]:
@@ -238,8 +291,11 @@ class Jobs:
         await self.queue.open()
         if not self.runs_worker:
             return
+        batches: dict[str, Lane] = {}
         for job in await _thread(self.store.active):
-            await self.queue.defer(job.job_id, lane=lane_of(job))
+            batches.setdefault(job.batch_id, lane_of(job))
+        for batch_id, lane in batches.items():
+            await self.queue.defer(batch_id, lane=lane)
         now = self.store.now()
         for job_id, due in await _thread(self.store.due_webhooks):
             await self.queue.defer_notice(job_id, delay=(due - now).total_seconds())
@@ -265,48 +321,74 @@ class Jobs:
                 await self._sweeper
         await self.queue.close()
 
-    async def run(self, job_id: str) -> None:
-        """Do ``job_id`` from where it is, unless it has ended (the queue's handler)."""
-        job = await _thread(self.store.claim, job_id)
-        if job is None:
-            await self._told_once(job_id)
+    async def run(self, batch_id: str) -> None:
+        """Do the batch's jobs, each from where it is, unless they have ended (the queue's
+        handler); then deliver their webhooks."""
+        jobs = await _thread(self.store.claim, batch_id)
+        if not jobs:
+            await self._told_once(batch_id)
             return
-        try:
-            ended = await self._work(job)
-        except asyncio.CancelledError:
-            current = await _thread(self.store.get, job_id, True)
-            if current is not None and current.ended:
-                return  # cancelled by its client: nothing more to do
-            # The worker is stopping: the job goes back to the queue, for any replica.
-            await self.queue.defer(job_id, lane=lane_of(job))
-            raise
-        if ended is not None and ended.webhook_status == "pending":
-            # Its first delivery here and now (a retry goes through the queue): were this
-            # worker killed before it, the job's task runs again and comes to _told_once.
-            await self.notifier.deliver(ended)
+        while jobs:
+            try:
+                ends = await self._work_all(jobs)
+            except asyncio.CancelledError:
+                if not await self._left(batch_id):
+                    return  # cancelled by its client: nothing more to do
+                # The worker is stopping: the batch goes back to the queue, for any replica.
+                await self.queue.defer(batch_id, lane=lane_of(jobs[0]))
+                raise
+            # The first deliveries here and now (a retry goes through the queue): were this
+            # worker killed before them, the batch's task runs again and comes to _told_once.
+            await self.notifier.deliver(await self._end_all(ends))
+            # Jobs that joined the batch since its claim, here and now rather than in the
+            # task queued for them (which waits for this one's lock, then the queue's poll).
+            jobs = await _thread(self.store.claim, batch_id)
 
-    async def _told_once(self, job_id: str) -> None:
-        """An ended job's webhook never attempted (its worker died between the end and the
-        delivery, and the job's task ran again): delivered now."""
-        job = await _thread(self.store.get, job_id, True)
-        if job is not None and job.webhook_status == "pending" and not job.webhook_attempts:
-            await self.notifier.deliver(job)
+    async def _left(self, batch_id: str) -> list[JobRecord]:
+        """The batch's jobs not ended."""
+        return [job for job in await _thread(self.store.batch, batch_id) if not job.ended]
 
-    async def _given_up(self, job_id: str) -> None:
-        """A job whose workers were killed twice in it fails (a third run could kill a
+    async def _told_once(self, batch_id: str) -> None:
+        """The batch's jobs ended by its run whose webhook was never attempted (its worker
+        died between the end and the delivery, and the batch's task ran again): delivered
+        now. A cancelled job's webhook is the queue's to deliver (``cancel`` queued it)."""
+        jobs = await _thread(self.store.batch, batch_id)
+        await self.notifier.deliver(
+            [
+                job
+                for job in jobs
+                if job.status != "cancelled"
+                and job.webhook_status == "pending"
+                and not job.webhook_attempts
+            ]
+        )
+
+    async def _given_up(self, batch_id: str) -> None:
+        """A batch whose workers were killed twice in it fails (a third run could kill a
         third replica: a request that crashes its server, say)."""
-        job = await _thread(self.store.get, job_id, True)
-        if job is None or job.ended:
-            return
         message = (
             "The job's worker stopped twice while running it (its replica was killed or "
             "crashed); it was given up. Submit it again, in smaller parts if it is large."
         )
-        ended = await self._end(job, "failed", error=("PROCESSING_FAILED", message))
-        if ended is not None and ended.webhook_status == "pending":
-            await self.queue.defer_notice(job_id)
+        error = ("PROCESSING_FAILED", message)
+        ends = [End(job.job_id, "failed", error=error) for job in await self._left(batch_id)]
+        for job in await self._end_all(ends):
+            if job.webhook_status == "pending":
+                await self.queue.defer_notice(job.job_id)
 
-    async def _work(self, job: JobRecord) -> JobRecord | None:
+    async def _work_all(self, jobs: Sequence[JobRecord]) -> list[End]:
+        """The jobs' ends, ``limits.concurrency`` of them run at a time."""
+        slots = asyncio.Semaphore(max(1, self.limits.concurrency))
+
+        async def one(job: JobRecord) -> End | None:
+            async with slots:
+                return await self._work(job)
+
+        ends = await asyncio.gather(*(one(job) for job in jobs))
+        return [end for end in ends if end is not None]
+
+    async def _work(self, job: JobRecord) -> End | None:
+        """The job's end, once its parts are done; None if it was cancelled meanwhile."""
         operation: Operation = "summarize" if job.operation == "summarize" else "translate"
         body = MessageBody.model_validate(job.body)
         requests = parts(body, operation)
@@ -322,14 +404,14 @@ class Jobs:
                 if not await _thread(self.store.record_part, job.job_id, kept, counted):
                     return None  # cancelled meanwhile
             envelope = results_envelope(operation, joined(answers), body.request).to_wire()
-            return await self._end(job, "completed", result=envelope)
+            return End(job.job_id, "completed", result=envelope)
         except ServiceError as exc:
             log.warning("job %s failed: %s %s", job.job_id, exc.code.value, exc.message)
-            return await self._end(job, "failed", error=(exc.code.value, exc.message))
+            return End(job.job_id, "failed", error=(exc.code.value, exc.message))
         except Exception:
             log.exception("job %s failed", job.job_id)
             message = "The job failed on the server; submit it again."
-            return await self._end(job, "failed", error=("PROCESSING_FAILED", message))
+            return End(job.job_id, "failed", error=("PROCESSING_FAILED", message))
 
     async def _part(
         self, job: JobRecord, operation: Operation, part: MessageBody, number: int
@@ -375,13 +457,17 @@ class Jobs:
         result: dict[str, Any] | None = None,
         error: tuple[str, str] | None = None,
     ) -> JobRecord | None:
-        ended = await _thread(
-            lambda: self.store.finish(
-                job.job_id, status, retention=self.limits.retention, result=result, error=error
-            )
-        )
-        if ended is not None and self.metrics is not None:
-            self.metrics.jobs_ended.labels(job.operation, status).inc()
+        ended = await self._end_all([End(job.job_id, status, result, error)])
+        return ended[0] if ended else None
+
+    async def _end_all(self, ends: Sequence[End]) -> list[JobRecord]:
+        """End the jobs not ended yet, in one transaction; those so ended."""
+        if not ends:
+            return []
+        ended = await _thread(lambda: self.store.finish_many(ends, retention=self.limits.retention))
+        if self.metrics is not None:
+            for job in ended:
+                self.metrics.jobs_ended.labels(job.operation, job.status).inc()
         return ended
 
     async def _check_webhook(self, url: str) -> None:
@@ -404,11 +490,15 @@ class Jobs:
 
 
 def lane_of(job: JobRecord) -> Lane:
+    return lane_for(job.operation, job.body)
+
+
+def lane_for(operation: str, body: dict[str, Any]) -> Lane:
     """Which of the queue's lanes a job waits in: the model's for a summary or a translation
     by the model (the quality tier, the default), else the fast one."""
-    if job.operation == "summarize":
+    if operation == "summarize":
         return "model"
-    settings = job.body.get("request", {}).get("settings") or {}
+    settings = body.get("request", {}).get("settings") or {}
     return "fast" if settings.get("translationMode") == "fast" else "model"
 
 
