@@ -23,18 +23,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench.translate import COLUMNS, NTREX
+from bench.translate import COLUMNS, MORE, ntrex_rows
 
 FIVE = ("en", "es", "fr", "de", "pt")
-NTREX_MORE = NTREX.with_name("ntrex-dev-more.tsv")
-# ntrex-dev-more.tsv's columns, by ISO 639-1 code.
-MORE_COLUMNS = {
-    "it": "ita", "nl": "nld", "ca": "cat", "gl": "glg", "ro": "ron", "pl": "pol", "ru": "rus",
-    "uk": "ukr", "cs": "ces", "sv": "swe", "da": "dan", "nb": "nob", "tr": "tur", "el": "ell",
-    "hu": "hun", "fi": "fin", "id": "ind", "vi": "vie", "zh": "zho-CN", "ja": "jpn",
-    "ko": "kor", "ar": "arb", "hi": "hin", "he": "heb",
-}  # fmt: skip
-ALL = FIVE + tuple(MORE_COLUMNS)
+ALL = FIVE + tuple(MORE)
 # Languages a detector most often mistakes for one another.
 GROUPS = {
     "es/pt/gl/ca": ("es", "pt", "gl", "ca"),
@@ -64,14 +56,8 @@ def cut(language: str, sentence: str, words: int) -> str:
 
 def ntrex_set(languages: Sequence[str], words: int) -> list[tuple[str, str]]:
     """The start of every NTREX sentence in each of ``languages``."""
-    items: list[tuple[str, str]] = []
-    for path, columns in ((NTREX, COLUMNS), (NTREX_MORE, MORE_COLUMNS)):
-        with path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-        for language in languages:
-            if language in columns:
-                items += [(language, cut(language, row[columns[language]], words)) for row in rows]
-    return items
+    rows = ntrex_rows()
+    return [(code, cut(code, row[COLUMNS[code]], words)) for code in languages for row in rows]
 
 
 def _among(codes: Sequence[str], languages: Sequence[str]) -> str | None:

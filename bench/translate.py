@@ -4,11 +4,13 @@
                               [--limit N] [--write-table]
 
 - ``--quality``: chrF and BLEU (sacrebleu) per direction and engine on ``N`` sentences of
-  ../shared/eval/ntrex-dev.tsv (the same sentences for every engine; pt is Brazilian),
+  ../shared/eval/ntrex-dev.tsv (the same sentences for every engine; pt is Brazilian), or
+  with ``--languages more`` English to and from the 24 languages of ntrex-dev-more.tsv,
   through the service's own pipeline (segmentation, batching, checks); with seconds per
   sentence. Engines: apertium, bergamot, the model (``llm``, sentences batched as a
   conversation would be) and the model post-editing a fast engine's draft (``llm+apertium``,
-  ``llm+bergamot``). Results are kept in bench/results/ so a run can be resumed;
+  ``llm+bergamot``). Results are kept in bench/results/ so a run can be resumed (those of
+  ``--languages more`` in bench/data/translate-quality-more.json, in the repository);
   ``--write-table`` then writes superpowers/translate/translation_routes.json: per direction,
   the quality engine (best chrF) and the fast engine (best chrF among those answering in
   milliseconds).
@@ -57,26 +59,60 @@ from threadwise.superpowers.translate.routing import (
     direction_key,
     uses_llm,
 )
-from threadwise.text.languages import LanguageTag
+from threadwise.text.languages import (
+    LANGUAGE_NAMES,
+    TRANSLATION_LANGUAGES,
+    LanguageIdentifier,
+    LanguageTag,
+)
 from threadwise.text.markdown_structure import structure_problems
 
 ROOT = Path(__file__).parent.parent
 NTREX = ROOT.parent / "shared" / "eval" / "ntrex-dev.tsv"
+# The same 200 English sentences, in 24 more languages.
+NTREX_MORE = NTREX.with_name("ntrex-dev-more.tsv")
 RESULTS = Path(__file__).parent / "results"
 QUALITY_RESULTS = RESULTS / "translate-quality.json"
+# The measurement of the languages not served yet: long (the model, 48 directions), so kept in
+# the repository, for a run to go on where the last one stopped, on any checkout.
+MORE_RESULTS = Path(__file__).parent / "data" / "translate-quality-more.json"
 TABLE = ROOT / "threadwise" / "superpowers" / "translate" / TABLE_FILE
 CORPUS = ROOT / "tests" / "data" / "markdown_corpus.json"
 # Column of ntrex-dev.tsv and request tag per language; Portuguese is Brazilian, as Bergamot is.
 COLUMNS = {"en": "en", "es": "es", "fr": "fr", "de": "de", "pt": "pt_br"}
 TAGS = {"en": "en-US", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "pt": "pt-BR"}
+# ntrex-dev-more.tsv's languages: column, and the tag a request would give.
+MORE = {
+    "it": ("ita", "it-IT"), "nl": ("nld", "nl-NL"), "ca": ("cat", "ca-ES"),
+    "gl": ("glg", "gl-ES"), "ro": ("ron", "ro-RO"), "pl": ("pol", "pl-PL"),
+    "ru": ("rus", "ru-RU"), "uk": ("ukr", "uk-UA"), "cs": ("ces", "cs-CZ"),
+    "sv": ("swe", "sv-SE"), "da": ("dan", "da-DK"), "nb": ("nob", "nb-NO"),
+    "tr": ("tur", "tr-TR"), "el": ("ell", "el-GR"), "hu": ("hun", "hu-HU"),
+    "fi": ("fin", "fi-FI"), "id": ("ind", "id-ID"), "vi": ("vie", "vi-VN"),
+    "zh": ("zho-CN", "zh-CN"), "ja": ("jpn", "ja-JP"), "ko": ("kor", "ko-KR"),
+    "ar": ("arb", "ar-SA"), "hi": ("hin", "hi-IN"), "he": ("heb", "he-IL"),
+}  # fmt: skip
+COLUMNS |= {code: column for code, (column, _) in MORE.items()}
+TAGS |= {code: tag for code, (_, tag) in MORE.items()}
 # An engine is fast if it answers a sentence in this much time or less.
 FAST_SECONDS = 0.1
 SHORT_MESSAGE = "Hi! Could you tell me where my order is? It has not arrived yet."
 
 
+def ntrex_rows() -> list[dict[str, str]]:
+    """Every NTREX dev sentence, a row of its translations by column (both files)."""
+    files = []
+    for path in (NTREX, NTREX_MORE):
+        with path.open(encoding="utf-8", newline="") as handle:
+            files.append(list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)))
+    first, more = files
+    if [row["en"] for row in first] != [row["en"] for row in more]:
+        raise SystemExit(f"{NTREX_MORE.name} is not aligned with {NTREX.name}")
+    return [one | other for one, other in zip(first, more, strict=True)]
+
+
 def load_ntrex(limit: int) -> list[dict[str, str]]:
-    with NTREX.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    rows = ntrex_rows()
     # Spread over the file rather than its first lines (which share one news story).
     step = max(1, len(rows) // limit)
     return rows[::step][:limit]
@@ -118,14 +154,13 @@ def run_quality(
     directions: list[tuple[str, str]],
     llm_directions: set[str] | None = None,
     post_edit_directions: set[str] | None = None,
+    results: Path = QUALITY_RESULTS,
 ) -> None:
     """Where to measure the model, and the model post-editing (seconds a sentence each);
-    None: everywhere."""
+    None: everywhere. Each figure is kept in ``results`` as soon as it is measured."""
     rows = load_ntrex(limit)
-    RESULTS.mkdir(exist_ok=True)
-    stored: dict[str, Any] = (
-        json.loads(QUALITY_RESULTS.read_text()) if QUALITY_RESULTS.exists() else {}
-    )
+    results.parent.mkdir(exist_ok=True)
+    stored: dict[str, Any] = json.loads(results.read_text()) if results.exists() else {}
     if stored.get("sentences") != len(rows):
         stored = {"sentences": len(rows), "directions": {}}
     print(f"\n## Quality: chrF / BLEU on {len(rows)} NTREX sentences per direction")
@@ -153,7 +188,7 @@ def run_quality(
                     "secondsPerSentence": round(seconds, 4),
                     "sample": texts[:2],
                 }
-                QUALITY_RESULTS.write_text(json.dumps(stored, ensure_ascii=False, indent=1))
+                results.write_text(json.dumps(stored, ensure_ascii=False, indent=1) + "\n")
             f = found[engine]
             print(
                 f"{key:<8} {engine:<14} {f['chrF']:>6.1f} {f['BLEU']:>6.1f} "
@@ -444,6 +479,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=24, help="NTREX sentences per direction")
     parser.add_argument("--directions", help="comma-separated, e.g. en-es,es-en (default: all)")
     parser.add_argument(
+        "--languages",
+        choices=["served", "more"],
+        default="served",
+        help="the directions served now, or English to and from ntrex-dev-more.tsv's languages",
+    )
+    parser.add_argument(
         "--model-directions",
         default="en-es,es-en,en-fr,fr-en,en-pt,pt-en,en-de,de-en",
         help="where to measure the model too ('all' for every direction); elsewhere only the "
@@ -469,19 +510,27 @@ def main() -> None:
         time.sleep(0.2)
     try:
         if args.quality or everything:
-            keys = (
-                args.directions.split(",")
-                if args.directions
-                else services.default_translator.router.keys()
-            )
-            # English pairs first: the most common in chat, and the first table entries ready.
-            keys.sort(key=lambda k: ("en" not in k.split("-"), "de" in k.split("-"), k))
+            if args.directions:
+                keys = args.directions.split(",")
+            elif args.languages == "more":
+                keys = [k for code in MORE for k in (f"en-{code}", f"{code}-en")]
+            else:
+                keys = services.default_translator.router.keys()
+            if any(code not in TRANSLATION_LANGUAGES for key in keys for code in key.split("-")):
+                # The model's output-language check must know the languages measured.
+                services.default_translator.llm.identifier = LanguageIdentifier(
+                    tuple(LANGUAGE_NAMES)
+                )
+            if args.languages == "served":
+                # English pairs first: the most common in chat, the first table entries ready.
+                keys.sort(key=lambda k: ("en" not in k.split("-"), "de" in k.split("-"), k))
             directions = [(k.split("-")[0], k.split("-")[1]) for k in keys]
             model, post_edit = (
                 None if value == "all" else set(value.split(","))
                 for value in (args.model_directions, args.post_edit_directions)
             )
-            run_quality(services, args.limit, directions, model, post_edit)
+            kept = MORE_RESULTS if args.languages == "more" else QUALITY_RESULTS
+            run_quality(services, args.limit, directions, model, post_edit, kept)
         if args.write_table or everything:
             write_table()
         if args.markdown or everything:

@@ -5,8 +5,10 @@ import pytest
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.text.languages import (
+    LANGUAGE_NAMES,
     LanguageIdentifier,
     LanguageTag,
+    language_name,
     summary_language,
     translation_language,
 )
@@ -56,3 +58,25 @@ def test_translation_languages_name_the_supported_ones() -> None:
     assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
     assert "en, es, fr, de, pt" in caught.value.message
     assert "targetLanguages[0]" in caught.value.message
+
+
+def test_every_measured_language_is_named_and_identified_by_our_code() -> None:
+    """Norwegian Bokmål is ``nb`` here and in BCP 47, ``no`` to py3langid; scripts of their
+    own (Cyrillic, Greek, CJK, Arabic, Hebrew, Devanagari) are told apart."""
+    assert language_name("nb") == "Norwegian Bokmål" and language_name("zh", "CN").endswith(
+        "Chinese"
+    )
+    assert all(name != code for code, name in LANGUAGE_NAMES.items())
+    identifier = LanguageIdentifier(tuple(LANGUAGE_NAMES))
+    samples = {
+        "nb": "Jeg lurer på hvor pakken min er nå, den skulle komme i går.",
+        "uk": "Де моє замовлення? Воно мало прийти вчора.",
+        "el": "Πού είναι η παραγγελία μου; Έπρεπε να έρθει χθες.",  # noqa: RUF001
+        "ja": "私の注文はどこですか？昨日届くはずでした。",  # noqa: RUF001
+        "ar": "أين طلبي؟ كان من المفترض أن يصل أمس.",
+        "he": "איפה ההזמנה שלי? היא הייתה אמורה להגיע אתמול.",
+        "hi": "मेरा ऑर्डर कहाँ है? उसे कल आना था।",
+    }
+    assert {code: identifier.detect(text) for code, text in samples.items()} == {
+        code: code for code in samples
+    }

@@ -27,11 +27,43 @@ TRANSLATION_LANGUAGES: dict[str, str] = {
     code: SUMMARY_LANGUAGES[code] for code in ("en", "es", "fr", "de", "pt")
 }
 
+# The English name of every language measured for translation (bench/translate.py: the
+# NTREX-128 dev sets' languages), as the model is told it.
+LANGUAGE_NAMES: dict[str, str] = {
+    **SUMMARY_LANGUAGES,
+    "ca": "Catalan",
+    "gl": "Galician",
+    "ro": "Romanian",
+    "pl": "Polish",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "cs": "Czech",
+    "sv": "Swedish",
+    "da": "Danish",
+    "nb": "Norwegian Bokmål",
+    "tr": "Turkish",
+    "el": "Greek",
+    "hu": "Hungarian",
+    "fi": "Finnish",
+    "id": "Indonesian",
+    "vi": "Vietnamese",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ar": "Arabic",
+    "hi": "Hindi",
+    "he": "Hebrew",
+}
+# py3langid's codes that differ from ours.
+_PY3LANGID_CODES = {"nb": "no"}
+
 _REGIONAL_NAMES: dict[tuple[str, str], str] = {
     ("pt", "BR"): "Brazilian Portuguese",
     ("pt", "PT"): "European Portuguese",
     ("en", "GB"): "British English",
     ("en", "US"): "American English",
+    ("zh", "CN"): "Simplified Chinese",
+    ("zh", "TW"): "Traditional Chinese",
 }
 
 
@@ -65,7 +97,7 @@ def language_name(code: str, region: str | None = None) -> str:
     """The English name of a language, regional where that matters (Brazilian Portuguese)."""
     if region and (code, region) in _REGIONAL_NAMES:
         return _REGIONAL_NAMES[(code, region)]
-    return SUMMARY_LANGUAGES.get(code, code)
+    return LANGUAGE_NAMES.get(code, code)
 
 
 def summary_language(tag: str, field: str) -> LanguageTag:
@@ -116,7 +148,7 @@ class LanguageIdentifier:
                 from py3langid.langid import LanguageIdentifier as Py3LangId
 
                 identifier = Py3LangId.from_model_file(MODEL_FILE, norm_probs=True)
-                identifier.set_languages(self._languages)
+                identifier.set_languages([_PY3LANGID_CODES.get(c, c) for c in self._languages])
                 self._identifier = identifier
             return self._identifier
 
@@ -131,4 +163,7 @@ class LanguageIdentifier:
         if not any(c.isalpha() for c in text):
             return None, 0.0
         code, probability = self._get().classify(text)
-        return str(code), float(probability)
+        return _OUR_CODES.get(str(code), str(code)), float(probability)
+
+
+_OUR_CODES = {theirs: ours for ours, theirs in _PY3LANGID_CODES.items()}
