@@ -50,6 +50,7 @@ from sacrebleu.metrics.chrf import CHRF
 from bench.common import percentile
 from bench.summarize import bench_token, serving
 from threadwise.config import Settings
+from threadwise.engines.apertium.engine import ApertiumEngine
 from threadwise.services import Services, build_services
 from threadwise.superpowers.translate.routing import (
     LLM,
@@ -517,8 +518,12 @@ def main() -> None:
             else:
                 keys = services.default_translator.router.keys()
             if any(code not in TRANSLATION_LANGUAGES for key in keys for code in key.split("-")):
-                # The model's output-language check must know the languages measured.
+                # The model's output-language check must know the languages measured, and
+                # Apertium offer every installed pair among them (directly or via Spanish).
                 services.default_translator.llm.identifier = LanguageIdentifier(
+                    tuple(LANGUAGE_NAMES)
+                )
+                services.default_translator.engines["apertium"] = ApertiumEngine(  # type: ignore[index]
                     tuple(LANGUAGE_NAMES)
                 )
             if args.languages == "served":

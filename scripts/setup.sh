@@ -38,6 +38,13 @@ if [ "$profile" = test ]; then
   wanted+=(
     # Debian's apertium-apy server, which bench/translate.py measures against.
     apertium-apy:/usr/bin/apertium-apy
+    # The pairs that reach English for languages not served yet, which
+    # `bench/translate.py --languages more` measures: en<->ca, en<->gl, it->en and en->it and
+    # ro->en through Spanish.
+    apertium-eng-cat:/usr/share/apertium/modes/eng-cat.mode
+    apertium-en-gl:/usr/share/apertium/modes/en-gl.mode
+    apertium-spa-ita:/usr/share/apertium/modes/spa-ita.mode
+    apertium-es-ro:/usr/share/apertium/modes/ro-es.mode
     # Headless Chromium and its WebDriver: the tests drive /playground and /docs in a browser.
     chromium:/usr/bin/chromium
     chromium-driver:/usr/bin/chromedriver

@@ -47,6 +47,15 @@ _ISO_639_1 = {
     "cat": "ca",
     "ita": "it",
     "glg": "gl",
+    "ron": "ro",
+    "rum": "ro",
+    "rus": "ru",
+    "ukr": "uk",
+    "dan": "da",
+    "nob": "nb",
+    "nno": "nn",
+    "swe": "sv",
+    "ind": "id",
 }
 _MODE_NAME = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?:_([A-Za-z]+))?$")
 # Larger requests go through in several exchanges, their deadline checked between them.
