@@ -18,6 +18,7 @@ from threadwise.engines.llama_parallel import (
     MAX_SEQUENCES,
     decode_side_by_side,
     parallel_sequences,
+    rounds,
 )
 from threadwise.engines.metering import charge
 from threadwise.engines.native_build import check_cpu
@@ -185,22 +186,32 @@ class LlamaCppEngine:
         results: list[Completion] = []
         every_stop = list(stops) or [()] * len(chats)
         starts = answer_starts(continue_from, len(chats))
-        for start in range(0, len(chats), MAX_SEQUENCES):
-            part = slice(start, start + MAX_SEQUENCES)
-            if len(chats[part]) == 1:
+        llm = self._model()
+        prompts = [
+            self._prompt(llm, chat, start, ())[0] for chat, start in zip(chats, starts, strict=True)
+        ]
+        # As many side by side as the context holds (a long conversation's chunks can fill
+        # it before MAX_SEQUENCES do: llama.cpp then finds no cells and the call fails).
+        for part in rounds(prompts, max_tokens, self._context_size, MAX_SEQUENCES):
+            if len(part) == 1:
+                [one] = part
                 results.append(
                     self.chat(
-                        chats[start],
-                        max_tokens=max_tokens[start],
+                        chats[one],
+                        max_tokens=max_tokens[one],
                         deadline=deadline,
-                        continue_from=starts[start],
-                        stop=every_stop[start],
+                        continue_from=starts[one],
+                        stop=every_stop[one],
                     )
                 )
                 continue
             results.extend(
                 self._side_by_side(
-                    chats[part], max_tokens[part], deadline, starts[part], every_stop[part]
+                    [chats[i] for i in part],
+                    [max_tokens[i] for i in part],
+                    deadline,
+                    [starts[i] for i in part],
+                    [every_stop[i] for i in part],
                 )
             )
         return results
