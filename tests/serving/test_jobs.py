@@ -23,7 +23,7 @@ from threadwise.db.tables import Tenant
 from threadwise.errors import ServiceError
 from threadwise.jobs.notify import WebhookNotifier
 from threadwise.jobs.queue import queue_for
-from threadwise.jobs.store import JobRecord, JobStore, NewJob
+from threadwise.jobs.store import AttemptRecord, JobRecord, JobStore, NewJob
 from threadwise.organizations.policies import OrganizationPolicy
 from threadwise.payload import charged_characters, validate
 from threadwise.protocol import ErrorCode, MessageBody, ResponseItem
@@ -384,7 +384,7 @@ def test_a_webhook_is_told_once_even_if_its_worker_died_after_the_end(database: 
             service.store.finish(killed.job_id, "completed", retention=timedelta(hours=1))
             await service.run(killed.job_id)
             attempt = {"status": 500, "error": None}
-            service.store.record_attempt(ran.job_id, [attempt], "pending", None)
+            service.store.record_attempts([AttemptRecord(ran.job_id, [attempt], "pending", None)])
             await service.run(ran.job_id)  # attempted already: its retry is queued
             return told.jobs, ran.job_id, killed.job_id
 

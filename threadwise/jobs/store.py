@@ -408,16 +408,6 @@ class JobStore:
         with self.database.session() as session, session.begin():
             return [_record(row) for statement in statements for row in session.execute(statement)]
 
-    def record_attempt(
-        self,
-        job_id: str,
-        attempts: Sequence[dict[str, Any]],
-        status: WebhookStatus,
-        next_at: datetime | None,
-    ) -> None:
-        """Keep the job's webhook ``attempts`` (``record_attempts`` for one)."""
-        self.record_attempts([AttemptRecord(job_id, attempts, status, next_at)])
-
     def record_attempts(self, records: Sequence[AttemptRecord]) -> None:
         """Keep each job's webhook attempts with what comes next, in one transaction (one
         round trip: the driver's executemany): a job's deliveries are made one after another
