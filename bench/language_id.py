@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.translate import COLUMNS, MORE, ntrex_rows
+from threadwise.text.languages import LanguageIdentifier
 
 FIVE = ("en", "es", "fr", "de", "pt")
 ALL = FIVE + tuple(MORE)
@@ -90,12 +91,8 @@ def lingua_detector(languages: Sequence[str], low_accuracy: bool) -> Detector:
 
 
 def py3langid_detector(languages: Sequence[str]) -> Detector:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE)
-    # Its Norwegian is "no".
-    identifier.set_languages(["no" if code == "nb" else code for code in languages])
-    return lambda text: _among([str(identifier.classify(text)[0])], languages)
+    """The service's own identifier (py3langid, restricted, in BCP 47 codes)."""
+    return LanguageIdentifier(tuple(languages)).detect
 
 
 def pycld2_detector(languages: Sequence[str]) -> Detector:

@@ -187,9 +187,11 @@ class LlamaCppEngine:
         every_stop = list(stops) or [()] * len(chats)
         starts = answer_starts(continue_from, len(chats))
         llm = self._model()
-        prompts = [
-            self._prompt(llm, chat, start, ())[0] for chat, start in zip(chats, starts, strict=True)
+        rendered = [
+            self._prompt(llm, chat, start, stop)
+            for chat, start, stop in zip(chats, starts, every_stop, strict=True)
         ]
+        prompts = [prompt for prompt, _ in rendered]
         # As many side by side as the context holds (a long conversation's chunks can fill
         # it before MAX_SEQUENCES do: llama.cpp then finds no cells and the call fails).
         for part in rounds(prompts, max_tokens, self._context_size, MAX_SEQUENCES):
@@ -207,28 +209,24 @@ class LlamaCppEngine:
                 continue
             results.extend(
                 self._side_by_side(
-                    [chats[i] for i in part],
+                    [rendered[i] for i in part],
                     [max_tokens[i] for i in part],
                     deadline,
                     [starts[i] for i in part],
-                    [every_stop[i] for i in part],
                 )
             )
         return results
 
     def _side_by_side(
         self,
-        chats: Sequence[list[ChatMessage]],
+        rendered: Sequence[tuple[list[int], list[str]]],
         max_tokens: Sequence[int],
         deadline: Deadline | None,
         starts: Sequence[str],
-        stops: Sequence[Sequence[str]],
     ) -> list[Completion]:
+        """Chats already rendered (``_prompt``: tokens, and the strings that end each answer)
+        decoded side by side."""
         llm = self._model()
-        rendered = [
-            self._prompt(llm, chat, start, stop)
-            for chat, start, stop in zip(chats, starts, stops, strict=True)
-        ]
         prompts = [prompt for prompt, _ in rendered]
         first = np.asarray(prompts[0], dtype=np.intc)
         shared = min(len(p) for p in prompts) - 1

@@ -197,9 +197,9 @@ class Jobs:
             ]
         stored = await _thread(self.store.create_many, jobs)
         batches: dict[str, Lane] = {}
-        for answer in stored:
+        for answer, is_fast in zip(stored, fast, strict=True):
             if not isinstance(answer, Exception) and answer[1]:
-                batches.setdefault(answer[0].batch_id, lane_of(answer[0]))
+                batches.setdefault(answer[0].batch_id, "fast" if is_fast else "model")
         for batch_id, lane in batches.items():
             await self.queue.defer(batch_id, lane=lane)
         return stored
