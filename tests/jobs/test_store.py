@@ -1,5 +1,6 @@
 """The job store on SQLite and PostgreSQL: jobs stored together, claimed as a batch, ended in
-one statement (those already ended left as they were), and their webhook attempts kept."""
+one statement (those already ended left as they were), their webhook attempts kept, and
+their idempotency keys looked up together."""
 
 from __future__ import annotations
 
@@ -85,3 +86,12 @@ def test_a_reused_key_in_a_group_is_answered_for_that_job_alone(store: JobStore)
     assert same == (earlier, False)
     assert isinstance(other, IdempotencyConflict)
     assert not isinstance(fresh, Exception) and fresh[1] and fresh[0].batch_id == "bat_b"
+
+
+def test_idempotency_keys_are_looked_up_together(store: JobStore) -> None:
+    (first, _), (second, _) = (
+        store.create(new(idempotency_key=key, fingerprint="fp")) for key in ("k1", "k2")
+    )
+    keys = [(TENANT, "org-1", "k2"), (TENANT, "org-2", "k1"), (TENANT, "org-1", "k1")]
+    assert store.find_many(keys) == [second, None, first]
+    assert store.find_many([]) == [] and store.find(TENANT, "org-1", "k1") == first

@@ -38,8 +38,12 @@ class RecordingGate:
         self.steps.append(("authorize", organization_id))
         Gatekeeper.authorize(principal, organization_id)
 
-    async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
-        self.steps.append(("admit", organization_id, characters))
+    async def admit(
+        self, principal: Principal, organization_id: str, characters: int, requests: int = 1
+    ) -> None:
+        self.steps.append(("admit", organization_id, characters, requests))
+        if organization_id == "org-limited":
+            raise ServiceError(ErrorCode.RATE_LIMITED, "over its limits", retry_after=3)
 
 
 def admit(
@@ -71,7 +75,7 @@ def test_a_translation_is_charged_once_per_target_language_and_once_per_request(
         ("authenticate", "token-1"),
         ("read",),
         ("authorize", "org-1"),
-        ("admit", "org-1", characters),
+        ("admit", "org-1", characters, 1),
     ]
     assert record.organization == "org-1"
 
@@ -105,3 +109,48 @@ def test_another_organization_is_refused_and_not_recorded() -> None:
     assert refused.value.code is ErrorCode.FORBIDDEN_ORGANIZATION
     assert record.organization is None
     assert gate.steps[-1] == ("authorize", "org-2")
+
+
+def test_a_batch_is_admitted_each_job_on_its_own_and_its_rates_together() -> None:
+    gate = RecordingGate()
+    admission = Admission(cast(Gatekeeper, gate), PayloadLimits(max_conversations=1))
+
+    def body(organization: str, conversations: int = 1) -> MessageBody:
+        data = minimal_body(context={"organizationId": organization})
+        first = data["request"]["scope"]["conversations"][0]
+        data["request"]["scope"]["conversations"] = [first] * conversations
+        return validate(MessageBody, data)
+
+    earlier = ServiceError(ErrorCode.INVALID_JSON, "refused while read")
+    caller = Principal(
+        Claims("default", "client-1", frozenset({"org-1", "org-limited"}), "", "t", 0.0),
+        Limits(60, 10_000),
+    )
+    answers = asyncio.run(
+        admission.admit_each(
+            caller,
+            [
+                ("summarize", body("org-1")),
+                earlier,
+                ("summarize", body("org-1")),
+                ("summarize", body("org-1", conversations=2)),  # over the payload limits
+                ("summarize", body("org-2")),  # not the caller's
+                ("summarize", body("org-limited")),  # over its rate limits
+            ],
+        )
+    )
+    assert isinstance(answers[0], Admitted) and isinstance(answers[2], Admitted)
+    assert answers[1] is earlier
+    codes = [a.code for a in answers[3:] if isinstance(a, ServiceError)]
+    assert codes == [
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        ErrorCode.FORBIDDEN_ORGANIZATION,
+        ErrorCode.RATE_LIMITED,
+    ]
+    characters = answers[0].characters
+    # One step of the rate limits per organization, counting its jobs as requests.
+    admits = [step for step in gate.steps if step[0] == "admit"]
+    assert admits == [
+        ("admit", "org-1", 2 * characters, 2),
+        ("admit", "org-limited", characters, 1),
+    ]

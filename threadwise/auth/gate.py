@@ -146,17 +146,20 @@ class Gatekeeper:
                 "registered for that organization.",
             )
 
-    async def admit(self, principal: Principal, organization_id: str, characters: int) -> None:
+    async def admit(
+        self, principal: Principal, organization_id: str, characters: int, requests: int = 1
+    ) -> None:
         """Let one request of ``characters`` characters in for ``organization_id``, which
         ``authorize`` has let the caller act for, or refuse it: ``RATE_LIMITED`` with the
-        seconds to wait."""
+        seconds to wait. ``requests``: so many let in together (a batch of jobs), whose
+        characters sum to ``characters``."""
         limits = principal.limits
         # Keyed by tenant and organization: one organization's traffic never uses up
         # another's limits, whichever client sends it.
         scope = f"{principal.claims.tenant}:{organization_id}"
         wait = await self.limiter.acquire(
             [
-                Quota(f"requests:{scope}", limits.requests_per_minute),
+                Quota(f"requests:{scope}", limits.requests_per_minute, requests),
                 Quota(f"characters:{scope}", limits.characters_per_minute, characters),
             ]
         )

@@ -28,6 +28,7 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    tuple_,
     update,
     values,
 )
@@ -37,6 +38,8 @@ from sqlalchemy.sql.dml import Update
 from threadwise.db.database import Database
 from threadwise.db.tables import Job
 
+# A submission's Idempotency-Key, as its organization's: (tenant, organization, key).
+IdempotencyKey = tuple[str, str, str]
 Status = Literal["queued", "running", "completed", "failed", "cancelled"]
 ACTIVE: tuple[Status, ...] = ("queued", "running")
 ENDED: tuple[Status, ...] = ("completed", "failed", "cancelled")
@@ -214,15 +217,26 @@ class JobStore:
 
     def find(self, tenant: str, organization: str, key: str) -> JobRecord | None:
         """The organization's job submitted with idempotency ``key``, if any."""
+        return self.find_many([(tenant, organization, key)])[0]
+
+    def find_many(self, keys: Sequence[IdempotencyKey]) -> list[JobRecord | None]:
+        """For each (tenant, organization, key), the job submitted with it, if any: what
+        ``find`` answers for each, in one query."""
+        found: dict[IdempotencyKey, JobRecord] = {}
+        wanted = list(dict.fromkeys(keys))
         with self.database.session() as session:
-            row = session.scalar(
-                select(Job).where(
-                    Job.tenant == tenant,
-                    Job.organization_id == organization,
-                    Job.idempotency_key == key,
+            for start in range(0, len(wanted), IN_LIMIT // 3):
+                rows = session.scalars(
+                    select(Job).where(
+                        tuple_(Job.tenant, Job.organization_id, Job.idempotency_key).in_(
+                            wanted[start : start + IN_LIMIT // 3]
+                        )
+                    )
                 )
-            )
-            return None if row is None else _record(row)
+                for row in rows:
+                    assert row.idempotency_key is not None
+                    found[row.tenant, row.organization_id, row.idempotency_key] = _record(row)
+        return [found.get(key) for key in keys]
 
     def get(self, job_id: str, expired: bool = False) -> JobRecord | None:
         """The job, unless there is none or its results have expired (and not ``expired``:

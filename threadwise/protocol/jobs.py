@@ -3,11 +3,14 @@ a page of jobs, and the event a webhook carries."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from threadwise.protocol.response import Envelope
+from threadwise.protocol.response import Envelope, ErrorEnvelope
+
+# The most jobs one batch submission (POST /jobs/batch) carries.
+MAX_BATCH_JOBS = 100
 
 JobStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
 
@@ -78,3 +81,39 @@ class JobEvent(BaseModel):
     data: Job = Field(
         description="The job; its result left out (and `resultOmitted` true) above 256 KiB."
     )
+
+
+class JobSubmission(BaseModel):
+    """One job of a batch submission."""
+
+    operation: Literal["summarize", "translate"]
+    idempotencyKey: str | None = Field(
+        default=None,
+        description="As the Idempotency-Key header of a single submission: the batch sent "
+        "again answers the jobs it made, and makes the others.",
+    )
+    body: dict[str, Any] = Field(
+        description="The body `POST /jobs/{operation}` takes (the request, and an optional "
+        "webhook)."
+    )
+
+
+class JobBatch(BaseModel):
+    """Several jobs submitted in one request."""
+
+    jobs: list[JobSubmission] = Field(min_length=1, max_length=MAX_BATCH_JOBS)
+
+
+class JobBatchItem(BaseModel):
+    """What became of one job of a batch, in the batch's order."""
+
+    status: int = Field(
+        description="202: queued (or the job its idempotencyKey made before); else the HTTP "
+        "status the error would have as a request of its own."
+    )
+    job: Job | None = Field(default=None, description="With 202.")
+    error: ErrorEnvelope | None = Field(default=None, description="Otherwise.")
+
+
+class JobBatchAnswer(BaseModel):
+    jobs: list[JobBatchItem]

@@ -8,10 +8,11 @@ differs, and that the transport passes in.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from threadwise.auth.gate import Gatekeeper, Principal
+from threadwise.errors import ServiceError
 from threadwise.payload import PayloadLimits, charged_characters, check_limits
 from threadwise.protocol import MessageBody
 from threadwise.serving.operations import Operation
@@ -57,3 +58,36 @@ class Admission:
         characters = charged_characters(body, operation)
         await self.gate.admit(caller, organization, characters)
         return Admitted(operation, caller, body, characters)
+
+    async def admit_each(
+        self, caller: Principal, requests: Sequence[tuple[Operation, MessageBody] | ServiceError]
+    ) -> list[Admitted | ServiceError]:
+        """Several requests of an authenticated ``caller`` (a batch of jobs), each let in or
+        refused as ``admit`` would (a request already refused stays so); an organization's
+        rate limits take its requests together, all or none."""
+        answers: list[Admitted | ServiceError] = []
+        for request in requests:
+            if isinstance(request, ServiceError):
+                answers.append(request)
+                continue
+            operation, body = request
+            try:
+                check_limits(body, self.limits)
+                self.gate.authorize(caller, body.request.context.organizationId)
+            except ServiceError as exc:
+                answers.append(exc)
+                continue
+            answers.append(Admitted(operation, caller, body, charged_characters(body, operation)))
+        by_organization: dict[str, list[tuple[int, Admitted]]] = {}
+        for index, answer in enumerate(answers):
+            if isinstance(answer, Admitted):
+                organization = answer.body.request.context.organizationId
+                by_organization.setdefault(organization, []).append((index, answer))
+        for organization, admitted in by_organization.items():
+            characters = sum(answer.characters for _, answer in admitted)
+            try:
+                await self.gate.admit(caller, organization, characters, requests=len(admitted))
+            except ServiceError as exc:
+                for index, _ in admitted:
+                    answers[index] = exc
+        return answers

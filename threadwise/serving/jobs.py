@@ -36,6 +36,7 @@ from threadwise.jobs.queue import JobQueue, Lane
 from threadwise.jobs.store import (
     End,
     IdempotencyConflict,
+    IdempotencyKey,
     JobRecord,
     JobStore,
     NewJob,
@@ -74,6 +75,18 @@ ACTIVE_COUNT_SECONDS = 1.0
 MAX_GROUP = 64
 
 Stored = tuple[JobRecord, bool] | Exception
+Submitted = tuple[JobRecord, bool] | ServiceError
+# How long a webhook URL found safe at a submission is taken as safe by the next ones.
+CHECKED_URL_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One job of a batch submission: its request let in, its webhook and its key."""
+
+    admitted: Admitted
+    webhook_url: str | None = None
+    idempotency_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,11 @@ class Jobs:
         self._storing: GroupCommit[NewJob, Stored] = GroupCommit(
             self._store_and_queue, max_items=MAX_GROUP
         )
+        # Idempotency keys looked up together the same way, one query for a burst.
+        self._finding: GroupCommit[IdempotencyKey, JobRecord | None] = GroupCommit(
+            lambda keys: _thread(self.store.find_many, keys), max_items=MAX_GROUP
+        )
+        self._checked_urls: TtlCache[str, bool] = TtlCache(CHECKED_URL_SECONDS)
         self._open_batch = OpenBatch(max_jobs=limits.batch_jobs, max_seconds=limits.batch_seconds)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
@@ -140,7 +158,7 @@ class Jobs:
             {"operation": operation, "body": canonical_body(body), "webhook": webhook_url}
         )
         if idempotency_key is not None:
-            earlier = await _thread(self.store.find, tenant, organization, idempotency_key)
+            earlier = await self._finding.add((tenant, organization, idempotency_key))
             if earlier is not None:
                 return _same_request(earlier, fingerprint), False
         policy = await self.operations.check(operation, body, tenant=tenant)
@@ -182,6 +200,29 @@ class Jobs:
         else:
             _same_request(record, fingerprint)
         return record, created
+
+    async def submit_many(self, submissions: Sequence[Submission]) -> list[Submitted]:
+        """Each of ``submissions`` as ``submit`` answers it (or the error that refused it),
+        in order; submitted side by side, so they are looked up and stored together."""
+
+        async def one(submission: Submission) -> Submitted:
+            try:
+                return await self.submit(
+                    submission.admitted,
+                    webhook_url=submission.webhook_url,
+                    idempotency_key=submission.idempotency_key,
+                )
+            except ServiceError as exc:
+                return exc
+            except Exception:
+                log.exception("a job of a batch could not be submitted")
+                return ServiceError(
+                    ErrorCode.PROCESSING_FAILED,
+                    "The job could not be stored; submit it again (with its idempotencyKey, "
+                    "a job that was stored after all is answered, not made twice).",
+                )
+
+        return list(await asyncio.gather(*(one(s) for s in submissions)))
 
     async def _store_and_queue(self, jobs: Sequence[NewJob]) -> list[Stored]:
         """Store the jobs submitted together, and queue them: the fast ones in the open batch
@@ -471,12 +512,17 @@ class Jobs:
         return ended
 
     async def _check_webhook(self, url: str) -> None:
+        """Refuse a webhook URL that would not be called. A URL found fine is not resolved
+        again for CHECKED_URL_SECONDS: each delivery checks its target anew anyway."""
+        if self._checked_urls.get(url):
+            return
         try:
             await resolve_target(url, self.limits.allowed_hosts)
         except TargetError as exc:
             raise ServiceError(
                 ErrorCode.PAYLOAD_SCHEMA_MISMATCH, f"webhook.url: {exc}", reason="webhook_url"
             ) from exc
+        self._checked_urls.put(url, True)
 
     async def _sweep_forever(self) -> None:
         while True:

@@ -19,7 +19,7 @@ from standardwebhooks import Webhook
 from tests.api.stack import auth_stack, host, new_org
 from tests.conftest import eventually, minimal_body, serving
 from tests.webhooks.conftest import Receiver, served
-from threadwise.protocol.jobs import Job, JobEvent
+from threadwise.protocol.jobs import Job, JobBatchAnswer, JobEvent
 from threadwise.services import Services
 from threadwise.webhooks.secret_store import WebhookSecretStore
 
@@ -227,6 +227,64 @@ def test_an_idempotency_key_returns_the_same_job(live: Live) -> None:
     assert reused.status_code == 422 and reused.json()["error"]["code"] == "IDEMPOTENCY_KEY_REUSED"
 
 
+def test_a_batch_submits_each_job_and_refuses_only_the_bad_ones(live: Live) -> None:
+    good = translate_body(live.organization, conversations=1)
+    hooked = good | {"webhook": {"url": live.receiver.url("/hook-batch")}}
+    other_org = translate_body("not-ours", conversations=1)
+    key = f"batch-{time.monotonic_ns()}"
+    batch = {
+        "jobs": [
+            {"operation": "translate", "idempotencyKey": key, "body": good},
+            {"operation": "translate", "body": hooked},
+            {"operation": "summarise", "body": good},
+            {"operation": "translate", "body": other_org},
+            {
+                "operation": "translate",
+                "body": translate_body(live.organization, 1, targetLanguages=["tlh"]),
+            },
+            {"operation": "translate", "body": {"request": {}}},
+            "not an object",
+        ]
+    }
+    answer = live.post("/jobs/batch", batch)
+    assert answer.status_code == 200, answer.text
+    items = answer.json()["jobs"]
+    JobBatchAnswer.model_validate(answer.json())
+    assert [item["status"] for item in items] == [202, 202, 422, 403, 422, 422, 422]
+    codes = [item["error"]["error"]["code"] for item in items[2:]]
+    assert codes == [
+        "PAYLOAD_SCHEMA_MISMATCH",
+        "FORBIDDEN_ORGANIZATION",
+        "UNSUPPORTED_LANGUAGE",
+        "REQUIRED_FIELDS_MISSING",
+        "PAYLOAD_SCHEMA_MISMATCH",
+    ]
+    for index, item in enumerate(items[2:], start=2):
+        assert item["error"]["error"]["message"].startswith(f"jobs[{index}]: ")
+    first, hooked_job = items[0]["job"], items[1]["job"]
+    assert live.ended(first["jobId"])["status"] == "completed"
+    assert live.ended(hooked_job["jobId"])["status"] == "completed"
+    eventually(lambda: _received(live, "/hook-batch"), 30, "the batch's webhook never came")
+    # Sent again (its answer lost, say): the keyed job is the one made before.
+    again = live.post("/jobs/batch", {"jobs": batch["jobs"][:1]}).json()["jobs"]
+    assert again[0]["status"] == 202 and again[0]["job"]["jobId"] == first["jobId"]
+
+
+def test_a_batch_as_a_whole_is_refused_only_for_its_shape(live: Live) -> None:
+    one = {"operation": "translate", "body": translate_body(live.organization, 1)}
+    for body, status in (
+        ({"jobs": []}, 422),
+        ({"jobs": [one] * 101}, 422),
+        ({"job": [one]}, 422),
+        ([one], 422),
+    ):
+        refused = live.post("/jobs/batch", body)
+        assert refused.status_code == status, refused.text
+        assert "jobs" in refused.json()["error"]["message"]
+    anonymous = httpx2.post(f"{live.url}/jobs/batch", json={"jobs": [one]}, timeout=30)
+    assert anonymous.status_code == 401
+
+
 def test_jobs_are_listed_newest_first_a_page_at_a_time(live: Live) -> None:
     organization = new_org()
     stack_client = live.services.auth.clients.create(TENANT, [organization], "lister")
@@ -307,3 +365,7 @@ def test_the_documented_shapes_match(live: Live) -> None:
     submit = document["paths"]["/jobs/translate"]["post"]
     assert "202" in submit["responses"] and "Operation-Location" in json.dumps(submit)
     assert "callbacks" in submit
+    batch = document["paths"]["/jobs/batch"]["post"]
+    assert batch["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/JobBatch"
+    )

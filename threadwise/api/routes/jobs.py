@@ -9,19 +9,28 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Security
 from fastapi.responses import JSONResponse
 
-from threadwise.api.body import read_job_body
+from threadwise.api.body import JobItem, read_job_batch, read_job_body
 from threadwise.api.deps import Caller, ServingDep, authorization_header
-from threadwise.api.openapi import error_responses
+from threadwise.api.openapi import error_responses, request_body
 from threadwise.api.records import record_of
 from threadwise.api.routes.superpowers import SUMMARIZE_BODY, TRANSLATE_BODY
 from threadwise.api.work import IDEMPOTENCY_HEADER
 from threadwise.auth.gate import bearer_token
+from threadwise.errors import ServiceError
 from threadwise.jobs.resource import job_resource
 from threadwise.jobs.store import Status
-from threadwise.protocol import MessageBody
-from threadwise.protocol.jobs import Job, JobEvent, JobPage
+from threadwise.protocol import MessageBody, error_envelope
+from threadwise.protocol.jobs import (
+    MAX_BATCH_JOBS,
+    Job,
+    JobBatch,
+    JobBatchAnswer,
+    JobEvent,
+    JobPage,
+)
 from threadwise.serving.context import ServingContext
 from threadwise.serving.idempotency import check_key
+from threadwise.serving.jobs import Submission
 from threadwise.serving.operations import Operation
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
@@ -148,6 +157,59 @@ async def submit_translate(
     queued job; its progress counts conversations. An `Idempotency-Key` header makes a retry
     return the same job."""
     return await _submit(request, "translate", authorization)
+
+
+@router.post(
+    "/batch",
+    response_model=JobBatchAnswer,
+    responses=error_responses(400, 401, 413, 415, 422, 503),
+    openapi_extra=request_body(JobBatch),
+)
+async def submit_batch(
+    request: Request, authorization: Annotated[str | None, Security(authorization_header)]
+) -> JSONResponse:
+    """Submit up to 100 jobs in one request: `{"jobs": [{"operation": "translate",
+    "idempotencyKey": "…", "body": {…}}, …]}`, each `body` what `POST /jobs/{operation}`
+    takes. Answered `200` with one item per job, in order: `202` and the queued job, or the
+    error that job met (the others are queued all the same). The jobs count in the rate
+    limits as so many requests. Send each job an `idempotencyKey`, and a batch whose answer
+    was lost can be sent again whole: it answers the jobs already made, and makes the rest."""
+    serving: ServingContext = request.app.state.serving
+    admission = serving.admission
+    caller = await admission.gate.authenticate(
+        bearer_token(authorization), request.headers.get("host")
+    )
+    items = await read_job_batch(request, serving.settings.max_body_bytes, MAX_BATCH_JOBS)
+    admitted = await admission.admit_each(
+        caller,
+        [item if isinstance(item, ServiceError) else (item.operation, item.body) for item in items],
+    )
+    submissions: dict[int, Submission] = {}
+    answers: list[dict[str, Any]] = [{} for _ in items]
+    for index, (item, answer) in enumerate(zip(items, admitted, strict=True)):
+        if isinstance(answer, ServiceError):
+            answers[index] = _refused(answer, index)
+        else:
+            assert isinstance(item, JobItem)
+            submissions[index] = Submission(answer, item.webhook_url, item.idempotency_key)
+    submitted = await serving.jobs.submit_many(list(submissions.values()))
+    for index, outcome in zip(submissions, submitted, strict=True):
+        if isinstance(outcome, ServiceError):
+            answers[index] = _refused(outcome, index)
+        else:
+            answers[index] = {"status": 202, "job": job_resource(outcome[0])}
+    return JSONResponse({"jobs": answers})
+
+
+def _refused(error: ServiceError, index: int) -> dict[str, Any]:
+    """A batch's item for a job refused: its status and error envelope (its message naming
+    the job, ``jobs[i]: …``)."""
+    if not error.message.startswith("jobs["):
+        error = ServiceError(
+            error.code, f"jobs[{index}]: {error.message}", retry_after=error.retry_after
+        )
+    envelope = error_envelope("job", error.code, error.message, retry_after=error.retry_after)
+    return {"status": error.code.http_status, "error": envelope.to_wire()}
 
 
 @router.get("", response_model=JobPage, responses=error_responses(401, 403, 422))
