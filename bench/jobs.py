@@ -2,7 +2,7 @@
 (scripts/cluster.py), one model server shared by them.
 
     scripts/with-services.sh .venv/bin/python -m bench.jobs [--translations 1000]
-        [--summaries 20] [--concurrency 16] [--model small|default]
+        [--summaries 20] [--concurrency 16] [--batch 50] [--model small|default]
 
 (``make bench-jobs`` runs it with the defaults.) In one run:
 
@@ -12,7 +12,9 @@
    and ``--summaries`` summaries of support chats (all at once), sent to the balancer as
    synchronous requests: translations per second until the last one was answered.
 3. **As jobs**: the same requests as jobs, submitted at once (``--concurrency`` submitters, the
-   two replicas in turn), each with a webhook to a receiver on loopback. Counted: when each
+   two replicas in turn, ``--batch`` jobs per ``POST /jobs/batch``, or with ``--batch 1`` a
+   ``POST /jobs/{operation}`` each), each with a webhook to a receiver on loopback (HTTP/1.1,
+   as receivers are: connections kept alive). Counted: when each
    job finished (its ``finishedAt``), every job's webhook (once per job, by ``webhook-id``),
    jobs ended per replica (``threadwise_jobs_ended_total``), and the items of completed jobs.
 4. **The probe beside jobs**: ``--translations`` more translation jobs, and the probe of (1)
@@ -92,10 +94,14 @@ def receiving() -> Iterator[tuple[Receiver, int]]:
     receiver = Receiver()
 
     class Handler(BaseHTTPRequestHandler):
+        # As a receiver in production is (any web framework's): connections kept alive.
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             receiver.took({k.lower(): v for k, v in self.headers.items()}, body)
             self.send_response(204)
+            self.send_header("Content-Length", "0")
             self.end_headers()
 
         def log_message(self, format: str, *args: object) -> None:
@@ -181,33 +187,58 @@ async def synchronous(
 
 
 async def submit(
-    cluster: Cluster, token: str, jobs: list[tuple[str, dict[str, Any]]], concurrency: int
+    cluster: Cluster,
+    token: str,
+    jobs: list[tuple[str, dict[str, Any]]],
+    concurrency: int,
+    batch: int = 1,
 ) -> tuple[dict[str, str], float]:
-    """Submit ``jobs`` (operation, body), the replicas in turn: job id → operation; and when
-    the first submission went."""
+    """Submit ``jobs`` (operation, body), the replicas in turn, one request per job or (with
+    ``batch`` > 1) so many per ``POST /jobs/batch``: job id → operation; and when the first
+    submission went."""
     pending = list(enumerate(jobs))
     submitted: dict[str, str] = {}
 
+    async def post(http: httpx2.AsyncClient, path: str, **sent: Any) -> httpx2.Response:
+        # As a client should: a submission whose answer was lost is sent again with its
+        # keys, and answered with the jobs it made.
+        for attempt in range(3):
+            try:
+                return await http.post(path, **sent)
+            except httpx2.TransportError as exc:
+                print(f"  submission to {path}: {exc!r}, sent again", flush=True)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def worker(http: httpx2.AsyncClient) -> None:
         while pending:
-            number, (operation, body) = pending.pop(0)
-            replica = cluster.replicas[number % len(cluster.replicas)]
-            # As a client should: a submission whose answer was lost is sent again with its
-            # key, and answered with the job it made.
-            headers = _auth(token) | {"Idempotency-Key": f"bench-{uuid.uuid4().hex}"}
-            for attempt in range(3):
-                try:
-                    answer = await http.post(
-                        f"{replica.url}/jobs/{operation}", json=body, headers=headers
-                    )
-                    break
-                except httpx2.TransportError as exc:
-                    print(f"  submission {number}: {exc!r}, sent again", flush=True)
-                    if attempt == 2:
-                        raise
-            if answer.status_code != 202:
-                raise RuntimeError(f"submission refused: {answer.status_code} {answer.text[:300]}")
-            submitted[answer.json()["jobId"]] = operation
+            taken = pending[:batch]
+            del pending[:batch]
+            replica = cluster.replicas[taken[0][0] // batch % len(cluster.replicas)]
+            if batch == 1:
+                [(_, (operation, body))] = taken
+                headers = _auth(token) | {"Idempotency-Key": f"bench-{uuid.uuid4().hex}"}
+                answer = await post(
+                    http, f"{replica.url}/jobs/{operation}", json=body, headers=headers
+                )
+                if answer.status_code != 202:
+                    raise RuntimeError(f"refused: {answer.status_code} {answer.text[:300]}")
+                submitted[answer.json()["jobId"]] = operation
+                continue
+            items = [
+                {"operation": op, "idempotencyKey": f"bench-{uuid.uuid4().hex}", "body": body}
+                for _, (op, body) in taken
+            ]
+            answer = await post(
+                http, f"{replica.url}/jobs/batch", json={"jobs": items}, headers=_auth(token)
+            )
+            if answer.status_code != 200:
+                raise RuntimeError(f"refused: {answer.status_code} {answer.text[:300]}")
+            for item, (_, (operation, _)) in zip(answer.json()["jobs"], taken, strict=True):
+                if item["status"] != 202:
+                    raise RuntimeError(f"a job of a batch was refused: {item}")
+                submitted[item["job"]["jobId"]] = operation
 
     started = time.perf_counter()
     async with httpx2.AsyncClient(timeout=120) as http:
@@ -354,7 +385,7 @@ async def run(
     before = ended_counts(cluster)
     started_at = datetime.now(UTC)
     cpu = cpu_by_program()
-    submitted, started = await submit(cluster, token, jobs, args.concurrency)
+    submitted, started = await submit(cluster, token, jobs, args.concurrency, args.batch)
     submit_seconds = time.perf_counter() - started
     print(f"jobs: {len(submitted)} submitted in {submit_seconds:.1f} s", flush=True)
     translated = {j for j, op in submitted.items() if op == "translate"}
@@ -419,7 +450,7 @@ async def run(
     more = [("translate", unique(b) | told) for b in translations]
     stop = asyncio.Event()
     probing = asyncio.create_task(probe(cluster.url, token, 3600, stop))
-    again, again_started = await submit(cluster, token, more, args.concurrency)
+    again, again_started = await submit(cluster, token, more, args.concurrency, args.batch)
     submitted_at = time.perf_counter()
     await ended_all(cluster.url, token, receiver, set(again), again_started + args.timeout, args)
     stop.set()
@@ -469,6 +500,12 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
         "--conversations", type=int, default=1, help="in each translation (a message each)"
     )
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=50,
+        help="jobs per POST /jobs/batch (1: a POST /jobs/{operation} each)",
+    )
     parser.add_argument("--probe-seconds", type=float, default=20.0)
     parser.add_argument("--timeout", type=float, default=3600.0, help="for every job to end")
     parser.add_argument("--model-nice", type=int, default=10)

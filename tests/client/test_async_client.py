@@ -264,3 +264,23 @@ async def test_a_summary_streamed_as_drafts(
     for before, after in itertools.pairwise([*partial, last]):
         assert after.text.startswith(before.text.rstrip()[:20])
     assert usage.requests == 1 and usage.characters_summarized > 0
+
+
+async def test_jobs_submitted_in_a_batch_each_answered(
+    live_server: LiveServer, services: Services
+) -> None:
+    account = new_account(live_server, services)
+    body = english(ENGLISH)
+    body["request"]["context"] = {"organizationId": account.organization}
+    body["request"]["settings"] = {"translationMode": "fast", "targetLanguages": ["es"]}
+    klingon = {**body, "request": {**body["request"], "settings": {"targetLanguages": ["tlh"]}}}
+    async with account.client() as threadwise:
+        first, refused, second = await threadwise.submit_many(
+            [("translate", body), ("translate", klingon), ("translate", body)]
+        )
+        assert isinstance(refused, ThreadwiseError) and refused.code == "UNSUPPORTED_LANGUAGE"
+        assert refused.status == 422 and refused.message.startswith("jobs[1]: ")
+        for handle in (first, second):
+            assert not isinstance(handle, ThreadwiseError)
+            job = await handle.wait(poll_interval=0.2, timeout=60)
+            assert job.status == "completed" and job.result()[0].text

@@ -28,6 +28,7 @@ class Receiver:
     release: threading.Event = field(default_factory=threading.Event)
     big_size: int = 256 * 1024
     client_tls: ssl.SSLContext | None = None  # what trusts the server's certificate, over TLS
+    ports: list[int] = field(default_factory=list)  # each request's client port
 
     @property
     def host(self) -> str:
@@ -39,6 +40,9 @@ class Receiver:
 
 def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        # As receivers are: a connection kept alive for the next request.
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             path = self.path
@@ -46,6 +50,7 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
                 seen = any(earlier == path for earlier, _, _ in receiver.received)
                 path = "/" if seen else path.removeprefix("/first")
             receiver.received.append((self.path, dict(self.headers.items()), body))
+            receiver.ports.append(self.client_address[1])
             if path.startswith("/status/"):
                 self._answer(int(path.rsplit("/", 1)[1]))
             elif path == "/slow":
@@ -112,6 +117,7 @@ def tls_receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Receiver]
 def receiver(_serving: Receiver) -> Iterator[Receiver]:
     """The module's receiver, with nothing received yet."""
     _serving.received.clear()
+    _serving.ports.clear()
     _serving.release.clear()
     yield _serving
     _serving.release.set()  # a /slow request still waiting ends

@@ -10,7 +10,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from tests.webhooks.conftest import TLS_NAME, Receiver
-from threadwise.webhooks.delivery import deliver
+from threadwise.webhooks.delivery import Sender, deliver
 from threadwise.webhooks.signing import new_message_id, new_secret, signed_headers
 from threadwise.webhooks.targets import Target, resolve_target
 
@@ -109,3 +109,13 @@ async def test_over_https_the_certificate_is_checked_for_the_urls_host(
 
     wrong = await deliver(target("other.example"), BODY, {}, tls=tls_receiver.client_tls)
     assert not wrong.ok and wrong.error is not None and "certificate" in wrong.error.lower()
+
+
+async def test_attempts_made_together_share_a_connection_to_their_host(receiver: Receiver) -> None:
+    target = await _target(receiver, "/hook")
+    async with Sender() as sender:
+        for _ in range(3):
+            assert (await sender.deliver(target, BODY, {})).ok
+    assert (await deliver(target, BODY, {})).ok  # alone: a connection of its own
+    assert len(receiver.ports) == 4 and len(set(receiver.ports[:3])) == 1
+    assert receiver.ports[3] != receiver.ports[0]

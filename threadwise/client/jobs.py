@@ -164,6 +164,10 @@ class JobHandle(Generic[R]):
         return self.job
 
 
+# The most jobs the server takes in one POST /jobs/batch.
+MAX_BATCH = 100
+
+
 class JobCalls:
     """The jobs API's calls of ``ThreadwiseClient``."""
 
@@ -189,6 +193,28 @@ class JobCalls:
         response = await self.request("POST", f"/jobs/{operation}", json=body, idempotency_key=key)
         job: Job[JobResult] = Job.from_wire(response.json())
         return JobHandle(self, job, response.headers.get("Operation-Location"))
+
+    async def submit_many(
+        self, jobs: Sequence[tuple[Operation, dict[str, Any]]]
+    ) -> list[JobHandle[JobResult] | ThreadwiseError]:
+        """Several jobs (operation, request body as ``submit`` takes it), ``POST /jobs/batch``
+        100 at a time: for each, in order, the queued job or the error that refused it (the
+        others are queued all the same). Each job has an idempotency key of its own, so a
+        batch retried after a lost answer makes none twice."""
+        answers: list[JobHandle[JobResult] | ThreadwiseError] = []
+        for start in range(0, len(jobs), MAX_BATCH):
+            items = [
+                {"operation": operation, "idempotencyKey": str(uuid.uuid4()), "body": body}
+                for operation, body in jobs[start : start + MAX_BATCH]
+            ]
+            response = await self.request("POST", "/jobs/batch", json={"jobs": items})
+            for item in response.json()["jobs"]:
+                if item["status"] == 202:
+                    job: Job[JobResult] = Job.from_wire(item["job"])
+                    answers.append(JobHandle(self, job, f"/jobs/{job.job_id}"))
+                else:
+                    answers.append(ThreadwiseError.from_reply(item["error"], item["status"]))
+        return answers
 
     async def submit_summarize(
         self,

@@ -8,6 +8,7 @@ from typing import Any, Generic, Self, TypeVar
 
 from threadwise.client.async_client import Superpower, ThreadwiseClient
 from threadwise.client.bodies import ConversationLike, TextsOrConversations
+from threadwise.client.errors import ThreadwiseError
 from threadwise.client.jobs import Job, JobHandle, JobResult
 from threadwise.client.models import (
     Glossary,
@@ -120,6 +121,16 @@ class SyncClient:
         return SyncJob(
             self._runner, self._runner.run(self._client.submit(operation, body, **options))
         )
+
+    def submit_many(
+        self, jobs: Sequence[tuple[Superpower, dict[str, Any]]]
+    ) -> list[SyncJob[JobResult] | ThreadwiseError]:
+        """As ``ThreadwiseClient.submit_many``."""
+        submitted = self._runner.run(self._client.submit_many(jobs))
+        return [
+            job if isinstance(job, ThreadwiseError) else SyncJob(self._runner, job)
+            for job in submitted
+        ]
 
     def submit_summarize(
         self,

@@ -18,11 +18,11 @@ from threadwise.jobs.queue import JobQueue
 from threadwise.jobs.resource import job_resource, timestamp
 from threadwise.jobs.store import AttemptRecord, JobRecord, JobStore
 from threadwise.metrics import Metrics
-from threadwise.webhooks.delivery import Attempt, deliver
+from threadwise.webhooks.delivery import Attempt, Sender
 from threadwise.webhooks.schedule import next_delay
 from threadwise.webhooks.secret_store import WebhookSecretStore
 from threadwise.webhooks.signing import signed_headers
-from threadwise.webhooks.targets import TargetError, UnsafeTarget, resolve_target
+from threadwise.webhooks.targets import Target, TargetError, UnsafeTarget, resolve_target
 
 log = logging.getLogger(__name__)
 
@@ -74,13 +74,22 @@ class WebhookNotifier:
             if key not in signing:
                 current = await anyio.to_thread.run_sync(self.secrets.current, *key)
                 signing[key] = [secret.secret for secret in current]
+        # Each URL resolved and checked once for the batch (its webhooks go at one moment).
+        urls = list(dict.fromkeys(job.webhook_url for job in due if job.webhook_url))
+        resolved = await asyncio.gather(
+            *(resolve_target(url, self.allowed_hosts) for url in urls), return_exceptions=True
+        )
+        targets = dict(zip(urls, resolved, strict=True))
         slots = asyncio.Semaphore(AT_ONCE)
 
-        async def one(job: JobRecord) -> tuple[Attempt, bool]:
+        async def one(job: JobRecord, sender: Sender) -> tuple[Attempt, bool]:
+            assert job.webhook_url is not None
             async with slots:
-                return await self._attempt(job, signing[job.tenant, job.organization_id])
+                secrets = signing[job.tenant, job.organization_id]
+                return await self._attempt(job, secrets, targets[job.webhook_url], sender)
 
-        outcomes = await asyncio.gather(*(one(job) for job in due))
+        async with Sender(timeout=self.timeout, tls=self.tls) as sender:
+            outcomes = await asyncio.gather(*(one(job, sender) for job in due))
         records: list[AttemptRecord] = []
         retries: list[tuple[str, float]] = []
         for job, (attempt, final) in zip(due, outcomes, strict=True):
@@ -108,9 +117,16 @@ class WebhookNotifier:
         if self.metrics is not None:
             self.metrics.webhook_attempts.labels(outcome).inc()
 
-    async def _attempt(self, job: JobRecord, secrets: list[str]) -> tuple[Attempt, bool]:
-        """The attempt, and whether no retry could change its outcome (an unsafe URL)."""
-        assert job.webhook_url is not None and job.webhook_message_id is not None
+    async def _attempt(
+        self,
+        job: JobRecord,
+        secrets: list[str],
+        target: Target | BaseException,
+        sender: Sender,
+    ) -> tuple[Attempt, bool]:
+        """The attempt to ``target`` (or why its URL is not called), and whether no retry could
+        change its outcome (an unsafe URL)."""
+        assert job.webhook_message_id is not None
         started = self.store.now()
         if not secrets:
             error = (
@@ -118,13 +134,13 @@ class WebhookNotifier:
                 "create one (`threadwise webhooks secret create ORG`)."
             )
             return Attempt(started, 0, None, error), False
-        try:
-            target = await resolve_target(job.webhook_url, self.allowed_hosts)
-        except TargetError as exc:
-            return Attempt(started, 0, None, str(exc)), isinstance(exc, UnsafeTarget)
+        if isinstance(target, TargetError):
+            return Attempt(started, 0, None, str(target)), isinstance(target, UnsafeTarget)
+        if isinstance(target, BaseException):
+            raise target
         body = payload(job)
         headers = signed_headers(secrets, job.webhook_message_id, started, body)
-        return await deliver(target, body, headers, timeout=self.timeout, tls=self.tls), False
+        return await sender.deliver(target, body, headers), False
 
 
 def _shown(attempt: Attempt) -> dict[str, Any]:

@@ -9,9 +9,12 @@ delivers their webhooks together. Under a burst of submissions, the queue's and 
 database's work per job is so shared among many.
 
 A part's answer is kept on the job before the next starts, so a job taken up again after its
-worker died goes on from where it was; each part runs with an idempotency key of its own, so a
-part done but not yet kept is not done (or charged) twice where the keys are shared (Redis).
-The monthly quota holds the job's characters from submission until each part is counted.
+worker died goes on from where it was. A part for the language model runs with an idempotency
+key of its own, so a part done but not yet kept is not done (or charged) twice where the keys
+are shared (Redis). A fast part runs without one (the key's two round trips cost as much as
+its work): were its worker killed between its answer and the statement that keeps it, it is
+done again, a few milliseconds, and its characters may be counted twice. The monthly quota
+holds the job's characters from submission until each part is counted.
 """
 
 from __future__ import annotations
@@ -459,6 +462,8 @@ class Jobs:
     ) -> Results:
         """One part, as a request of the job's organization, tried again through busy spells."""
         started = time.monotonic()
+        # A model's part (seconds to minutes) is not done twice; a fast one is milliseconds.
+        key = f"{job.job_id}:{number}" if lane_of(job) == "model" else None
         pauses = iter(RETRY_PAUSES)
         pause = RETRY_PAUSES[0]
         while True:
@@ -470,7 +475,7 @@ class Jobs:
                         part,
                         tenant=job.tenant,
                         record=record,
-                        idempotency_key=f"{job.job_id}:{number}",
+                        idempotency_key=key,
                         charged=charged_characters(part, operation),
                         quota_held=True,
                     )

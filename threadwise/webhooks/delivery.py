@@ -4,7 +4,8 @@ never raised.
 The connection goes to an address the target was checked with, never to a new DNS answer;
 the Host header and TLS (SNI and the certificate's name) still carry the URL's host.
 Redirects are not followed (a 3xx could lead anywhere), the whole attempt has one deadline,
-and at most ``max_response_bytes`` of the answer are read.
+and at most ``max_response_bytes`` of the answer are read. Attempts made together (``Sender``)
+keep their connections alive for the next one to the same host.
 """
 
 from __future__ import annotations
@@ -40,6 +41,80 @@ class Attempt:
         return self.status is not None and 200 <= self.status < 300
 
 
+class Sender:
+    """Attempts made side by side (a batch's webhooks), sharing connections: one client per
+    target host, so a kept-alive connection, and its TLS session checked for that host, only
+    ever carries that host's webhooks. Use ``async with``."""
+
+    def __init__(
+        self,
+        *,
+        timeout: float = 10.0,
+        max_response_bytes: int = 64 * 1024,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self.max_response_bytes = max_response_bytes
+        self.tls = tls
+        self._clients: dict[tuple[str, str, int], httpx2.AsyncClient] = {}
+
+    async def __aenter__(self) -> Sender:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
+
+    def _client(self, target: Target) -> httpx2.AsyncClient:
+        key = (target.scheme, target.host, target.port)
+        if key not in self._clients:
+            # No proxies from the environment: the connection must go to the checked address.
+            # The client's own timeouts are the attempt's, which bounds the whole attempt
+            # besides.
+            self._clients[key] = httpx2.AsyncClient(
+                follow_redirects=False,
+                trust_env=False,
+                verify=self.tls or _system_trust(),
+                timeout=self.timeout,
+            )
+        return self._clients[key]
+
+    async def deliver(self, target: Target, body: bytes, headers: Mapping[str, str]) -> Attempt:
+        """POST ``body`` (JSON) with ``headers`` (the signature's) to ``target``; the outcome,
+        whatever the receiver does."""
+        started_at = datetime.now(UTC)
+        start = time.perf_counter()
+
+        def attempt(status: int | None, error: str | None, response: bytes = b"") -> Attempt:
+            duration_ms = round((time.perf_counter() - start) * 1000)
+            return Attempt(started_at, duration_ms, status, error, response)
+
+        sent = {
+            **headers,
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            "Host": target.host_header,
+        }
+        timeout = self.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                status, response, location = await _post(
+                    self._client(target), target, body, sent, self.max_response_bytes
+                )
+        except (TimeoutError, httpx2.TimeoutException):
+            return attempt(None, f"The receiver did not answer within {timeout:g} s.")
+        except httpx2.HTTPError as exc:
+            return attempt(None, f"The request to {target.host} failed: {_reason(exc)}.")
+        if 300 <= status < 400:
+            # The Location is the receiver's to write: recorded, but not at any length.
+            where = f" to {location[:200]}" if location else ""
+            return attempt(status, f"The receiver redirected{where}; redirects are not followed.")
+        if not 200 <= status < 300:
+            return attempt(status, f"The receiver answered {status}.", response)
+        return attempt(status, None, response)
+
+
 async def deliver(
     target: Target,
     body: bytes,
@@ -49,43 +124,10 @@ async def deliver(
     max_response_bytes: int = 64 * 1024,
     tls: ssl.SSLContext | None = None,
 ) -> Attempt:
-    """POST ``body`` (JSON) with ``headers`` (the signature's) to ``target``; the outcome,
-    whatever the receiver does. ``tls`` is whom to trust over HTTPS (default: the system's
-    certificate authorities)."""
-    started_at = datetime.now(UTC)
-    start = time.perf_counter()
-
-    def attempt(status: int | None, error: str | None, response: bytes = b"") -> Attempt:
-        duration_ms = round((time.perf_counter() - start) * 1000)
-        return Attempt(started_at, duration_ms, status, error, response)
-
-    sent = {
-        **headers,
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        "Host": target.host_header,
-    }
-    # No proxies from the environment: the connection must go to the checked address. The
-    # client's own timeouts are the attempt's, which bounds the whole attempt besides.
-    async with httpx2.AsyncClient(
-        follow_redirects=False, trust_env=False, verify=tls or _system_trust(), timeout=timeout
-    ) as client:
-        try:
-            async with asyncio.timeout(timeout):
-                status, response, location = await _post(
-                    client, target, body, sent, max_response_bytes
-                )
-        except (TimeoutError, httpx2.TimeoutException):
-            return attempt(None, f"The receiver did not answer within {timeout:g} s.")
-        except httpx2.HTTPError as exc:
-            return attempt(None, f"The request to {target.host} failed: {_reason(exc)}.")
-    if 300 <= status < 400:
-        # The Location is the receiver's to write: recorded, but not at any length.
-        where = f" to {location[:200]}" if location else ""
-        return attempt(status, f"The receiver redirected{where}; redirects are not followed.")
-    if not 200 <= status < 300:
-        return attempt(status, f"The receiver answered {status}.", response)
-    return attempt(status, None, response)
+    """One attempt on a connection of its own (``Sender.deliver``). ``tls`` is whom to trust
+    over HTTPS (default: the system's certificate authorities)."""
+    async with Sender(timeout=timeout, max_response_bytes=max_response_bytes, tls=tls) as sender:
+        return await sender.deliver(target, body, headers)
 
 
 @functools.cache
