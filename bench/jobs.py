@@ -154,26 +154,25 @@ async def synchronous(
     at once): seconds until the last translation was answered, and until everything was; the
     CPU used so far (``cpu_by_program``) when the last translation was answered."""
     pending = list(translations)
-    failures = 0
+    failures: Counter[str] = Counter()  # the operation and error code of each failure
     last_translation = 0.0
     translating_now = concurrency
     cpu: dict[str, float] = {}
 
     async def translating(http: httpx2.AsyncClient) -> None:
-        nonlocal failures, last_translation, translating_now, cpu
+        nonlocal last_translation, translating_now, cpu
         while pending:
             body = pending.pop()
             answer = await http.post(f"{url}/message/translate", json=body, headers=_auth(token))
-            failures += answer.status_code != 200
+            _count_failure(failures, "translate", answer)
             last_translation = time.perf_counter()
         translating_now -= 1
         if not translating_now:
             cpu = cpu_by_program()
 
     async def summarizing(http: httpx2.AsyncClient, body: dict[str, Any]) -> None:
-        nonlocal failures
         answer = await http.post(f"{url}/message/summarize", json=body, headers=_auth(token))
-        failures += answer.status_code != 200
+        _count_failure(failures, "summarize", answer)
 
     started = time.perf_counter()
     async with httpx2.AsyncClient(timeout=1800) as http:
@@ -182,8 +181,17 @@ async def synchronous(
             *(summarizing(http, body) for body in summaries),
         )
     if failures:
-        print(f"  synchronous: {failures} requests not answered 200", flush=True)
+        print(f"  synchronous: requests not answered 200: {dict(failures)}", flush=True)
     return last_translation - started, time.perf_counter() - started, cpu
+
+
+def _count_failure(failures: Counter[str], operation: str, answer: httpx2.Response) -> None:
+    if answer.status_code != 200:
+        try:
+            code = answer.json()["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            code = str(answer.status_code)
+        failures[f"{operation} {code}"] += 1
 
 
 async def submit(
@@ -388,6 +396,7 @@ async def run(
     submitted, started = await submit(cluster, token, jobs, args.concurrency, args.batch)
     submit_seconds = time.perf_counter() - started
     print(f"jobs: {len(submitted)} submitted in {submit_seconds:.1f} s", flush=True)
+    _print_cpu("they were submitted", cpu_used(cpu, cpu_by_program()), len(submitted))
     translated = {j for j, op in submitted.items() if op == "translate"}
 
     await ended_all(cluster.url, token, receiver, translated, started + args.timeout, args)
@@ -509,6 +518,9 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
     parser.add_argument("--probe-seconds", type=float, default=20.0)
     parser.add_argument("--timeout", type=float, default=3600.0, help="for every job to end")
     parser.add_argument("--model-nice", type=int, default=10)
+    parser.add_argument(
+        "--worker-nice", type=int, default=None, help="THREADWISE_JOBS_WORKER_NICE (default 10)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the logs and state")
     parser.add_argument(
         "--no-webhooks", dest="webhooks", action="store_false", help="jobs without webhooks"
@@ -523,6 +535,8 @@ def bench(argv: Sequence[str] | None = None) -> list[str]:
                 "THREADWISE_METRICS_TOKEN": METRICS_TOKEN,
                 "THREADWISE_WEBHOOK_ALLOWED_HOSTS": f"127.0.0.1:{port}",
             }
+            if args.worker_nice is not None:
+                settings["THREADWISE_JOBS_WORKER_NICE"] = str(args.worker_nice)
             with running_cluster(
                 state, model=args.model, settings=settings, model_nice=args.model_nice
             ) as cluster:

@@ -4,8 +4,10 @@ again; forgotten on a write; bounded."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from tests.clock import ManualClock
+from tests.conftest import until
 from threadwise.ttl_cache import TtlCache
 
 
@@ -59,3 +61,39 @@ def test_read_through_reads_once_while_fresh_and_keeps_none() -> None:
     clock.now = 5
     asyncio.run(cache.read_through("a", read))
     assert reads == ["read", "read"]
+
+
+def test_reads_of_one_key_at_once_are_one_read() -> None:
+    cache: TtlCache[str, int] = TtlCache(5)
+    reads: list[str] = []
+    release = threading.Event()
+
+    def read() -> int:
+        reads.append("read")
+        release.wait(30)
+        return len(reads)
+
+    def failing() -> int:
+        reads.append("failed")
+        release.wait(30)
+        raise OSError("the database went away")
+
+    async def burst() -> tuple[list[int], list[int | BaseException]]:
+        together = asyncio.gather(*(cache.read_through("a", read) for _ in range(5)))
+        await until(lambda: reads == ["read"])
+        release.set()
+        values = await together
+        release.clear()
+        # A failed read: its waiters each read for themselves.
+        cache.clear()
+        failed = asyncio.gather(
+            cache.read_through("b", failing), cache.read_through("b", read), return_exceptions=True
+        )
+        await until(lambda: len(reads) == 2)
+        release.set()
+        return values, await failed
+
+    values, after_failure = asyncio.run(burst())
+    assert values == [1] * 5
+    assert isinstance(after_failure[0], OSError) and after_failure[1] == 3
+    assert reads == ["read", "failed", "read"]

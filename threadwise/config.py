@@ -479,11 +479,12 @@ class Settings(BaseSettings):
         "with PostgreSQL, `inline` with SQLite (whose queue is the process's own).",
     )
     jobs_worker_nice: int = Field(
-        default=10,
+        default=5,
         ge=0,
         le=19,
         description="The niceness of the worker `threadwise serve` starts (`jobs_worker` "
-        "`process`): 10 lets a request take the CPU from it at once.",
+        "`process`): 5 lets a request take the CPU from it, and the worker's fast jobs take "
+        "it from the model's threads (at `llm_nice` 10, in a model server or in-process).",
     )
     jobs_worker_metrics_file: Path | None = Field(
         default=None,
@@ -505,6 +506,13 @@ class Settings(BaseSettings):
         description="Jobs for the language model (summaries, quality-tier translations) one "
         "replica works on at a time, in slots of their own: they never hold the fast jobs' "
         "slots while they wait for the model.",
+    )
+    jobs_model_waits_for_fast_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="A job's part for the language model waits, at most this long, while "
+        "fast jobs run on the same replica's worker (shortest work first: on few cores the "
+        "model's threads would slow every one of them); 0: no wait.",
     )
     jobs_max_queued_per_organization: int = Field(
         default=10_000,

@@ -7,6 +7,8 @@ that made it, and within ``seconds`` on the others (``store_cache_seconds``).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -37,6 +39,8 @@ class TtlCache(Generic[K, V]):
         self.clock = clock
         self._entries: dict[K, tuple[float, V]] = {}  # until when, the value
         self._lock = threading.Lock()
+        # Reads under way by ``read_through``, by key: the loop they run in, their value.
+        self._flights: dict[K, tuple[asyncio.AbstractEventLoop, asyncio.Future[V]]] = {}
 
     def get(self, key: K) -> V | None:
         """The value under ``key`` while it is fresh; None once it has expired, or if none."""
@@ -82,8 +86,26 @@ class TtlCache(Generic[K, V]):
             entry = self._entries.get(key)
         if entry is not None and entry[0] > self.clock():
             return entry[1]
-        value = await anyio.to_thread.run_sync(read)
+        loop = asyncio.get_running_loop()
+        flight = self._flights.get(key)
+        if flight is not None and flight[0] is loop:
+            # A read of this key is under way: its value, not a read each (a burst of
+            # requests as an entry expires). Should it fail, each reads for itself.
+            with contextlib.suppress(Exception):
+                return await asyncio.shield(flight[1])
+        future: asyncio.Future[V] = loop.create_future()
+        self._flights[key] = (loop, future)
+        try:
+            value = await anyio.to_thread.run_sync(read)
+        except BaseException as exc:
+            future.set_exception(exc if isinstance(exc, Exception) else RuntimeError("stopped"))
+            future.exception()  # read here: nobody may be waiting for it
+            raise
+        finally:
+            if self._flights.get(key, (None, None))[1] is future:
+                del self._flights[key]
         self.put(key, value)
+        future.set_result(value)
         return value
 
     def __len__(self) -> int:

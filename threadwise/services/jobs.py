@@ -38,6 +38,7 @@ def build_jobs(
         max_queued=settings.jobs_max_queued_per_organization,
         concurrency=settings.jobs_concurrency,
         model_concurrency=settings.jobs_model_concurrency,
+        model_waits_for_fast_seconds=settings.jobs_model_waits_for_fast_seconds,
         allowed_hosts=settings.webhook_hosts,
         grace_seconds=settings.shutdown_grace_seconds,
     )

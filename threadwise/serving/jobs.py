@@ -23,7 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -33,6 +33,7 @@ import anyio.to_thread
 from threadwise.auth.gate import Principal
 from threadwise.errors import ServiceError
 from threadwise.jobs.batches import OpenBatch
+from threadwise.jobs.fast_first import FastFirst
 from threadwise.jobs.group_commit import GroupCommit
 from threadwise.jobs.notify import WebhookNotifier
 from threadwise.jobs.queue import JobQueue, Lane
@@ -105,6 +106,8 @@ class JobLimits:
     # Fast jobs join a batch until it holds this many, or has been open this long.
     batch_jobs: int = 64
     batch_seconds: float = 1.0
+    # A model's part waits at most this long for the fast jobs running beside it to end.
+    model_waits_for_fast_seconds: float = 30.0
 
 
 class Jobs:
@@ -143,6 +146,7 @@ class Jobs:
             lambda keys: _thread(self.store.find_many, keys), max_items=MAX_GROUP
         )
         self._checked_urls: TtlCache[str, bool] = TtlCache(CHECKED_URL_SECONDS)
+        self._fast_first = FastFirst(max_wait_seconds=limits.model_waits_for_fast_seconds)
         self._open_batch = OpenBatch(max_jobs=limits.batch_jobs, max_seconds=limits.batch_seconds)
         self._sweeper: asyncio.Task[None] | None = None
         self._owner: asyncio.AbstractEventLoop | None = None  # the loop the worker runs in
@@ -372,6 +376,11 @@ class Jobs:
         if not jobs:
             await self._told_once(batch_id)
             return
+        fast = lane_of(jobs[0]) == "fast"
+        with self._fast_first.fast() if fast else nullcontext():
+            await self._run_claimed(batch_id, jobs)
+
+    async def _run_claimed(self, batch_id: str, jobs: list[JobRecord]) -> None:
         while jobs:
             try:
                 ends = await self._work_all(jobs)
@@ -463,7 +472,10 @@ class Jobs:
         """One part, as a request of the job's organization, tried again through busy spells."""
         started = time.monotonic()
         # A model's part (seconds to minutes) is not done twice; a fast one is milliseconds.
-        key = f"{job.job_id}:{number}" if lane_of(job) == "model" else None
+        model = lane_of(job) == "model"
+        key = f"{job.job_id}:{number}" if model else None
+        if model:
+            await self._fast_first.model_turn()
         pauses = iter(RETRY_PAUSES)
         pause = RETRY_PAUSES[0]
         while True:

@@ -120,7 +120,11 @@ class Operations:
         characters = charged_characters(body, operation) if charged is None else charged
         # The request as it came: a policy's defaults or redaction must not make two
         # different requests (say, two e-mail addresses) one.
-        fingerprint = digest({"operation": operation, "body": canonical_body(body)})
+        fingerprint = (
+            ""
+            if idempotency_key is None
+            else digest({"operation": operation, "body": canonical_body(body)})
+        )
         try:
             async with self.lifecycle.working():
                 policy = await self.policy(tenant, organization)
