@@ -20,8 +20,10 @@
 4. **The probe beside jobs**: ``--translations`` more translation jobs, and the probe of (1)
    while they run.
 
-The model server runs at niceness ``--model-nice`` (10), as the embedded model's thread does by
+The model server runs at niceness ``--model-nice`` (10), as the embedded model's threads do by
 default (THREADWISE_LLM_NICE): on two cores, fast work must not wait for the model's threads.
+The replicas' job workers run at 5 (THREADWISE_JOBS_WORKER_NICE): after the requests, before
+the model.
 
 Targets (issue 29): all jobs complete, none lost or ended twice; the translations' throughput as
 jobs within 10% of the same requests' synchronously (ratio >= 0.9); the probe's p50 while jobs
@@ -271,6 +273,17 @@ async def finished_at(url: str, token: str) -> dict[str, datetime]:
                 return finished
 
 
+async def started_between(url: str, token: str, jobs: set[str]) -> list[datetime]:
+    """When each of ``jobs`` that has started started."""
+    started: list[datetime] = []
+    async with httpx2.AsyncClient(timeout=60) as http:
+        for job_id in jobs:
+            job = (await http.get(f"{url}/jobs/{job_id}", headers=_auth(token))).json()
+            if job.get("startedAt"):
+                started.append(datetime.fromisoformat(job["startedAt"]))
+    return started
+
+
 async def ended_all(
     url: str,
     token: str,
@@ -417,6 +430,16 @@ async def run(
         flush=True,
     )
     _print_cpu("the translation jobs (and their webhooks)", jobs_cpu, len(translated))
+    last = max(finished.values()) if finished else started_at
+    summaries_started = await started_between(
+        cluster.url, token, {j for j, op in submitted.items() if op == "summarize"}
+    )
+    beside = sorted((at - started_at).total_seconds() for at in summaries_started if at <= last)
+    print(
+        f"  summary jobs started while the translation jobs ran: {len(beside)}"
+        + (f" (at {', '.join(f'{s:.1f}' for s in beside)} s)" if beside else ""),
+        flush=True,
+    )
     # Once every job is in, the queue drains with no submission beside it.
     all_in = started_at + timedelta(seconds=submit_seconds)
     drained = sorted(at for at in finished.values() if at > all_in)

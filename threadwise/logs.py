@@ -142,4 +142,8 @@ def log_config(level: str = "INFO", style: str = "text") -> dict[str, Any]:
     config["root"] = {"handlers": ["threadwise"], "level": level}
     # Alembic announces its dialect on every start; only its problems are news.
     config["loggers"]["alembic"] = {"level": "WARNING"}
+    # The HTTP clients log every request they send at INFO: a webhook or a model call each.
+    # Our own lines say what matters of them (a webhook's attempts are kept on its job).
+    for client in ("httpx", "httpx2", "httpcore", "httpcore2"):
+        config["loggers"][client] = {"level": "WARNING"}
     return config

@@ -86,6 +86,10 @@ def test_a_job_deferred_twice_runs_once(queue_url: str) -> None:
             await queue.defer("twice")
             await queue.defer("after")
             depth = await queue.depth()
+            await queue.defer("a summary", lane="model")
+            await queue.defer_notice("job-9", delay=3600)  # a webhook's retry: not a batch
+            assert await queue.fast_batches() == 2
+            await queue.cancel("a summary")
             # One worker, jobs in their order: "after" done means "twice" was done before.
             queue.start_worker(recorder)
             await recorder.wait()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import logging.config
 import os
@@ -69,10 +68,6 @@ def _work(args: argparse.Namespace, settings: Settings) -> int:
     # Before any thread starts: Linux's niceness is each thread's, inherited by those it starts.
     if args.nice:
         os.nice(args.nice)
-        # Linux's policy for background work: a thread of it never preempts another on
-        # waking, so a request woken beside running jobs gets its core first.
-        with contextlib.suppress(AttributeError, OSError):
-            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     logging.config.dictConfig(log_config(settings.log_level, settings.log_format))  # as serve's
     services = build_services(settings.model_copy(update={"jobs_worker": "inline"}), progress)
     if args.metrics_port:

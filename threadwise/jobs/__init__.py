@@ -1,4 +1,4 @@
-"""Asynchronous jobs (issue 29): the queue that hands job ids to a worker in each server.
+"""Asynchronous jobs: the queue that hands batches of jobs to a worker in each server.
 
 ``queue_for(database_url)`` gives a ``JobQueue``: ``defer(job_id)`` queues a job once,
 ``cancel(job_id)`` takes it out or stops its run, and ``start_worker(handler)`` runs
@@ -13,8 +13,10 @@ job queued at most once), abort of a running job, worker heartbeats with stalled
 With SQLite (the no-server default) procrastinate's in-process connector is the queue: it holds
 nothing across a restart, so the job records are deferred again at start-up.
 
-Still to wire: the ``jobs`` table and its re-deferral at start-up, the composition root starting
-the worker, the routes, the webhooks on completion, and the queue depth in the metrics.
+Beside the queue: the job records (``store``), the batch fast jobs join (``batches``), their
+group commit (``group_commit``), webhooks (``notify``), the short-work-first turn of the
+model's lane (``fast_first``) and the job as the API shows it (``resource``). Submitting and
+running jobs is ``serving/jobs.py``'s.
 """
 
 from threadwise.jobs.queue import Handler, JobQueue, queue_for

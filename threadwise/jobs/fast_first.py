@@ -1,5 +1,5 @@
 """Shortest work first between a worker's two lanes: a job's part for the language model waits
-while fast jobs run on the same worker.
+while fast jobs run on the same worker, or wait in the queue for any.
 
 A batch of fast-tier translations takes a fraction of a second; a summary takes tens. On two
 cores a model's threads and the fast work share the CPU, so each summary started beside a
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 
 
@@ -53,16 +53,27 @@ class FastFirst:
     def busy(self) -> bool:
         return self._running > 0 or self._clock() - self._last_end < self.quiet_seconds
 
-    async def model_turn(self) -> None:
-        """Once no fast work has run for ``quiet_seconds``, or ``max_wait_seconds`` on."""
-        deadline = self._clock() + self.max_wait_seconds
+    async def model_turn(self, fast_pending: Callable[[], Awaitable[int]] | None = None) -> None:
+        """Once no fast work has run here for ``quiet_seconds`` (nor since this was called)
+        and ``fast_pending()`` (fast work queued or running anywhere) is 0, or
+        ``max_wait_seconds`` on."""
+        now = self._clock()
+        deadline = now + self.max_wait_seconds
+        # A burst's jobs are stored and queued in groups a few milliseconds apart: one that
+        # came first alone may be this one, its fast jobs not queued yet.
+        settled = now + self.quiet_seconds
         changed = self._event()
-        while self.busy and self._clock() < deadline:
+        while self._clock() < deadline:
             changed.clear()
             if self._running:
                 wait = deadline - self._clock()
-            else:  # quiet for a moment: is it over?
-                wait = min(deadline, self._last_end + self.quiet_seconds) - self._clock()
+            elif self.busy or self._clock() < settled:  # quiet for a moment: is it over?
+                until = max(self._last_end + self.quiet_seconds, settled)
+                wait = min(deadline, until) - self._clock()
+            elif fast_pending is not None and await fast_pending() > 0:
+                wait = min(deadline - self._clock(), self.quiet_seconds)  # then ask again
+            else:
+                return
             with suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout=max(0.0, wait))
 

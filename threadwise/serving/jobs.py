@@ -248,7 +248,8 @@ class Jobs:
         for answer, is_fast in zip(stored, fast, strict=True):
             if not isinstance(answer, Exception) and answer[1]:
                 batches.setdefault(answer[0].batch_id, "fast" if is_fast else "model")
-        for batch_id, lane in batches.items():
+        # The fast batches first: a model's part, when it starts, sees them queued and waits.
+        for batch_id, lane in sorted(batches.items(), key=lambda item: item[1] != "fast"):
             await self.queue.defer(batch_id, lane=lane)
         return stored
 
@@ -475,7 +476,10 @@ class Jobs:
         model = lane_of(job) == "model"
         key = f"{job.job_id}:{number}" if model else None
         if model:
-            await self._fast_first.model_turn()
+            waiting = time.monotonic()
+            await self._fast_first.model_turn(self.queue.fast_batches)
+            if (waited := time.monotonic() - waiting) >= 1.0:
+                log.info("job %s: part %d waited %.1f s for fast jobs", job.job_id, number, waited)
         pauses = iter(RETRY_PAUSES)
         pause = RETRY_PAUSES[0]
         while True:
