@@ -91,7 +91,7 @@ def test_reads_of_one_key_at_once_are_one_read() -> None:
         )
         await until(lambda: len(reads) == 2)
         release.set()
-        return values, await failed
+        return values, list(await failed)
 
     values, after_failure = asyncio.run(burst())
     assert values == [1] * 5

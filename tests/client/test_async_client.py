@@ -283,4 +283,6 @@ async def test_jobs_submitted_in_a_batch_each_answered(
         for handle in (first, second):
             assert not isinstance(handle, ThreadwiseError)
             job = await handle.wait(poll_interval=0.2, timeout=60)
-            assert job.status == "completed" and job.result()[0].text
+            translations = job.result()
+            assert job.status == "completed" and isinstance(translations, list)
+            assert translations[0].text

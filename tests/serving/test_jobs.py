@@ -62,7 +62,7 @@ class Operations:
 
     async def run(self, operation: Operation, body: MessageBody, **kwargs: Any) -> Any:
         [conversation] = body.request.scope.conversations
-        part = int(conversation.conversationId.rsplit("-", 1)[1])
+        part = int(str(conversation.conversationId).rsplit("-", 1)[1])
         # A model's part has a key of its own; a fast one none (it is named by its part).
         key: str = kwargs["idempotency_key"] or f"fast:{part}"
         if part in self.refuse:
