@@ -382,6 +382,8 @@ class Jobs:
             await self._run_claimed(batch_id, jobs)
 
     async def _run_claimed(self, batch_id: str, jobs: list[JobRecord]) -> None:
+        """Run the claimed jobs and deliver their webhooks, then those that joined the batch
+        since, until none is left."""
         while jobs:
             try:
                 ends = await self._work_all(jobs)
