@@ -81,6 +81,14 @@ def test_a_line_left_in_the_source_language_is_asked_again() -> None:
     assert len(engine.chats) == 2
 
 
+def test_a_line_drifted_into_another_script_is_asked_again() -> None:
+    line = "My parcel 7781 has not arrived yet."
+    engine = ScriptedEngine([" 我的包裹7781还没有到。", " Mi paquete 7781 todavía no ha llegado."])
+    [result] = LlmTranslator(engine, ["en", "es"]).translate([(line,)], "en", "es")
+    assert result == ("Mi paquete 7781 todavía no ha llegado.",)
+    assert len(engine.chats) == 2
+
+
 def test_post_edit_shows_the_draft() -> None:
     engine = ScriptedEngine([" Claro"])
     translator = LlmTranslator(engine, ["en", "es"])

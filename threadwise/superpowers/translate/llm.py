@@ -42,6 +42,7 @@ from threadwise.superpowers.translate.registers import Registers
 from threadwise.text.formality import instruction
 from threadwise.text.injection import addresses_model, restored
 from threadwise.text.languages import LanguageIdentifier, language_name
+from threadwise.text.scripts import drifted
 from threadwise.text.tagged import Part, Parts, parse_tags, tags_of, text_of, to_tagged
 
 log = logging.getLogger(__name__)
@@ -250,19 +251,22 @@ class LlmTranslator:
             least, most = ADDRESSED_LENGTH_RATIO if addressed else LENGTH_RATIO
             if not least <= ratio <= most:
                 return False
-        if self._in_other_language(parts, source, target):
+        if self._in_other_language(segment, parts, source, target):
             return False
         if reference is None or _letters(text_of(reference)) < MIN_LETTERS_CHECKED:
             return True
         return overlap(text_of(parts), text_of(reference)) >= MIN_OVERLAP
 
-    def _in_other_language(self, parts: Parts, source: str, target: str) -> bool:
+    def _in_other_language(self, segment: Parts, parts: Parts, source: str, target: str) -> bool:
         """Whether a line is surely not in the target language: the model sometimes copies
         a line, or drifts back into the source language halfway (measured: es→fr, es→pt),
-        or answers what a line told it to in a language of its own."""
+        or into the script of another (Chinese), or answers what a line told it to in a
+        language of its own."""
+        words = text_of(parts)
+        if drifted(words, target, text_of(segment)):
+            return True  # mostly in a third script: a third language (Chinese, say)
         if self.identifier is None:
             return False
-        words = text_of(parts)
         if _letters(words) < MIN_LETTERS_CHECKED:
             return False
         language, probability = self.identifier.detect_with_probability(words)
