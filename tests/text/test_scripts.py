@@ -9,7 +9,13 @@ def test_each_language_has_its_scripts_and_each_letter_its_own() -> None:
     assert scripts_of("ja") == {"Han", "Hiragana", "Katakana"} and scripts_of("zh-TW") == {"Han"}
     assert scripts_of("uk") == {"Cyrillic"} and scripts_of("sr-Latn") == {"Cyrillic", "Latin"}
     assert scripts_of("es") == {"Latin"} and scripts_of("pt_BR") == {"Latin"}
-    letters = {"a": "Latin", "ñ": "Latin", "\uff21": "Latin", "東": "Han", "の": "Hiragana"}
+    letters: dict[str, str | None] = {
+        "a": "Latin",
+        "ñ": "Latin",
+        "\uff21": "Latin",
+        "東": "Han",
+        "の": "Hiragana",
+    }
     letters |= {"ｶ": "Katakana", "한": "Hangul", "ع": "Arabic", "ש": "Hebrew", "ह": "Devanagari"}
     letters |= {"λ": "Greek", "ж": "Cyrillic", "ก": "Thai", "ა": None}
     assert {letter: script_of(letter) for letter in letters} == letters
