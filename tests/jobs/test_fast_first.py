@@ -15,7 +15,8 @@ def test_model_work_waits_for_fast_work_and_a_quiet_moment() -> None:
         await asyncio.wait_for(first.model_turn(), timeout=30)  # nothing fast: a moment
         with first.fast():
             waiting = asyncio.create_task(first.model_turn())
-            await asyncio.sleep(0.1)  # twice the quiet moment: the fast work holds it
+            for _ in range(10):  # it runs until it waits: for the fast work's end, no sooner
+                await asyncio.sleep(0)
             assert first.busy and not waiting.done()
         assert first.busy  # ended this instant: another batch of a burst may follow
         await asyncio.wait_for(waiting, timeout=30)

@@ -3,8 +3,8 @@ while fast jobs run on the same worker, or wait in the queue for any.
 
 A batch of fast-tier translations takes a fraction of a second; a summary takes tens. On two
 cores a model's threads and the fast work share the CPU, so each summary started beside a
-burst of translations slows every one of them, while holding it back for the burst costs it
-that fraction of a second a batch. Run the short first, as a scheduler minimizing the mean
+burst of translations slows every one of them, while holding it back costs it only the
+burst's few seconds. Run the short first, as a scheduler minimizing the mean
 time to completion does, and the model part waits, at most ``max_wait_seconds``: a steady
 stream of fast jobs never starves the model's.
 """
