@@ -254,7 +254,7 @@ def test_at_a_drain_waiting_jobs_are_handed_back_and_the_running_one_finishes() 
         first = await started(queue, release)
         ran: list[int] = []
         waiting = [await queued(queue.run(lambda: ran.append(1), Deadline(10))) for _ in range(2)]
-        assert queue.waiting == 2
+        assert (queue.waiting, queue.running, queue.depth) == (2, 1, 3)
         assert queue.hand_back_waiting() == 2
         for job in waiting:
             with pytest.raises(ServiceError) as caught:

@@ -94,6 +94,12 @@ class Metrics(SchedulerObserver):
             ["queue"],
             registry=r,
         )
+        self.queue_running = Gauge(
+            "threadwise_queue_running",
+            "Jobs holding an engine now (part of the depth).",
+            ["queue"],
+            registry=r,
+        )
         self.queue_capacity = Gauge(
             "threadwise_queue_capacity",
             "Jobs of one priority an engine's queue admits.",
@@ -161,8 +167,16 @@ class Metrics(SchedulerObserver):
         label = self._organization(organization) if organization else ""
         self.requests.labels(operation, code, label, transport).inc()
 
-    def watch_queue(self, name: str, depth: Callable[[], float], capacity: int) -> None:
+    def watch_queue(
+        self,
+        name: str,
+        depth: Callable[[], float],
+        capacity: int,
+        running: Callable[[], float] | None = None,
+    ) -> None:
         self.queue_depth.labels(name).set_function(depth)
+        if running is not None:
+            self.queue_running.labels(name).set_function(running)
         self.queue_capacity.labels(name).set(capacity)
 
     def exposition(self, *others: str) -> bytes:

@@ -167,6 +167,12 @@ class Scheduler:
         with self._cond:
             return sum(j.order >= 0 for j in self._waiting)
 
+    @property
+    def running(self) -> int:
+        """Requests holding the engine now (not start-up work)."""
+        with self._cond:
+            return sum(j.order >= 0 for j in self._running)
+
     def saturated(self, priority: Priority = Priority.BATCH) -> bool:
         """Would a job of ``priority`` be refused now?"""
         with self._cond:

@@ -42,8 +42,8 @@ def test_sigterm_drains_then_exits_zero() -> None:
         thread.start()
         with httpx2.Client(base_url=server.url, timeout=30, headers=headers) as http:
             eventually(
-                lambda: 'threadwise_queue_depth{queue="llm"} 1.0' in http.get("/metrics").text,
-                30,
+                lambda: 'threadwise_queue_running{queue="llm"} 1.0' in http.get("/metrics").text,
+                120,
                 "the summary never reached the model",
             )
             server.process.send_signal(signal.SIGTERM)

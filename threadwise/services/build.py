@@ -104,7 +104,12 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         typical_seconds=(0.02, 0.02),
         cores=cores,
     )
-    metrics.watch_queue("translate", lambda: fast_queue.depth, settings.translation_queue_size)
+    metrics.watch_queue(
+        "translate",
+        lambda: fast_queue.depth,
+        settings.translation_queue_size,
+        lambda: fast_queue.running,
+    )
     idempotency: IdempotencyStore
     results: Cache
     threads: Cache

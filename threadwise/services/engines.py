@@ -43,7 +43,9 @@ def build_engines(
         else:
             engine = _embedded_engine(settings, metrics, cores, progress, queue_name)
         capacity = engine.queue.capacity
-        metrics.watch_queue(queue_name, lambda: engine.queue.depth, capacity)
+        metrics.watch_queue(
+            queue_name, lambda: engine.queue.depth, capacity, lambda: engine.queue.running
+        )
         built.append((choice, engine))
         return engine
 
