@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.translate import COLUMNS, MORE, ntrex_rows
-from threadwise.text.languages import LanguageIdentifier
+from threadwise.text.languages import IDENTIFIED_LANGUAGES, LanguageIdentifier
 
 FIVE = ("en", "es", "fr", "de", "pt")
 ALL = FIVE + tuple(MORE)
@@ -156,10 +156,15 @@ def per_language(detect: Detector, items: Sequence[tuple[str, str]]) -> dict[str
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--languages", choices=["five", "all"], default="all")
+    parser.add_argument(
+        "--languages",
+        choices=["five", "all", "served"],
+        default="all",
+        help="en, es, fr, de, pt; the 29 of both NTREX files; or those the service identifies",
+    )
     parser.add_argument("--words", type=int, default=8, help="words in a one-line message")
     args = parser.parse_args(argv)
-    languages = FIVE if args.languages == "five" else ALL
+    languages = {"five": FIVE, "all": ALL, "served": IDENTIFIED_LANGUAGES}[args.languages]
     detectors: dict[str, Detector | None] = {
         "py3langid": py3langid_detector(languages),
         "lingua (high accuracy)": lingua_detector(languages, low_accuracy=False),
@@ -204,6 +209,28 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"{group:<12}{row}")
     worst = "".join(f"{100 * min(by.values()):>17.1f}%" for by in shares.values())
     print(f"{'worst':<12}{worst}")
+    print_sure(LanguageIdentifier(tuple(languages)), sets)
+
+
+def print_sure(identifier: LanguageIdentifier, sets: dict[str, list[tuple[str, str]]]) -> None:
+    """How often the service's identifier is sure (probability at least ``SURE``), and how
+    often it is right then: the pipeline takes a sure answer as it is, and sends an unsure
+    one to the conversation's language, the dictionaries or the channel's."""
+    print(f"\nThe service's identifier, answers at probability >= {identifier.SURE}:")
+    for name, items in sets.items():
+        answers = [
+            (language, *identifier.detect_with_probability(text)) for language, text in items
+        ]
+        sure = [
+            (language, code)
+            for language, code, probability in answers
+            if probability >= identifier.SURE
+        ]
+        right = sum(language == code for language, code in sure)
+        print(
+            f"  {name}: sure on {len(sure)} of {len(items)} ({100 * len(sure) / len(items):.1f}%), "
+            f"right in {right} ({100 * right / max(1, len(sure)):.1f}%)"
+        )
 
 
 if __name__ == "__main__":

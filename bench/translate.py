@@ -11,9 +11,10 @@
   conversation would be) and the model post-editing a fast engine's draft (``llm+apertium``,
   ``llm+bergamot``). Results are kept in bench/results/ so a run can be resumed (those of
   ``--languages more`` in bench/data/translate-quality-more.json, in the repository);
-  ``--write-table`` then writes superpowers/translate/translation_routes.json: per direction,
-  the quality engine (best chrF) and the fast engine (best chrF among those answering in
-  milliseconds).
+  ``--write-table`` then writes text/translation_routes.json (``bench.routing_table``): per
+  direction, the quality engine (best chrF), the fast engine (best chrF among those
+  answering in milliseconds) and the quality label; per language, its labels to and from
+  English, which decide what is served.
 - ``--latency``: p50/p95 per engine of a short message, end to end through the HTTP app
   (uvicorn on 127.0.0.1), and a 10-message conversation in the quality tier.
 - ``--throughput``: messages/s on eng→spa through the HTTP app and through Debian's
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import http.client
 import json
 import shutil
@@ -48,6 +48,7 @@ from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 
 from bench.common import percentile
+from bench.routing_table import routing_table
 from bench.summarize import bench_token, serving
 from threadwise.config import Settings
 from threadwise.engines.apertium.engine import ApertiumEngine
@@ -55,7 +56,6 @@ from threadwise.services import Services, build_services
 from threadwise.superpowers.translate.routing import (
     LLM,
     NO_ENGINE,
-    TABLE_FILE,
     TIERS,
     direction_key,
     uses_llm,
@@ -67,6 +67,7 @@ from threadwise.text.languages import (
     LanguageTag,
 )
 from threadwise.text.markdown_structure import structure_problems
+from threadwise.text.measured_languages import TABLE_FILE
 
 ROOT = Path(__file__).parent.parent
 NTREX = ROOT.parent / "shared" / "eval" / "ntrex-dev.tsv"
@@ -77,7 +78,7 @@ QUALITY_RESULTS = RESULTS / "translate-quality.json"
 # The measurement of the languages not served yet: long (the model, 48 directions), so kept in
 # the repository, for a run to go on where the last one stopped, on any checkout.
 MORE_RESULTS = Path(__file__).parent / "data" / "translate-quality-more.json"
-TABLE = ROOT / "threadwise" / "superpowers" / "translate" / TABLE_FILE
+TABLE = ROOT / "threadwise" / "text" / TABLE_FILE
 CORPUS = ROOT / "tests" / "data" / "markdown_corpus.json"
 # Column of ntrex-dev.tsv and request tag per language; Portuguese is Brazilian, as Bergamot is.
 COLUMNS = {"en": "en", "es": "es", "fr": "fr", "de": "de", "pt": "pt_br"}
@@ -95,8 +96,6 @@ MORE = {
 }  # fmt: skip
 COLUMNS |= {code: column for code, (column, _) in MORE.items()}
 TAGS |= {code: tag for code, (_, tag) in MORE.items()}
-# An engine is fast if it answers a sentence in this much time or less.
-FAST_SECONDS = 0.1
 SHORT_MESSAGE = "Hi! Could you tell me where my order is? It has not arrived yet."
 
 
@@ -199,44 +198,31 @@ def run_quality(
 
 
 def write_table() -> None:
-    stored = json.loads(QUALITY_RESULTS.read_text())
-    directions: dict[str, Any] = {}
-    for key, found in sorted(stored["directions"].items()):
-        measured = {e: f for e, f in found.items() if f.get("chrF") is not None}
-        if not measured:
-            continue
-        quality = max(measured, key=lambda e: (measured[e]["chrF"], -measured[e]["BLEU"]))
-        fast_ones = [e for e in measured if measured[e]["secondsPerSentence"] <= FAST_SECONDS]
-        fast = max(fast_ones, key=lambda e: measured[e]["chrF"]) if fast_ones else NO_ENGINE
-        directions[key] = {
-            "quality": quality,
-            "fast": fast,
-            "candidates": {
-                e: {k: f[k] for k in ("chrF", "BLEU", "secondsPerSentence")}
-                for e, f in measured.items()
-            },
+    """The routing table from every measurement kept, a later one's direction replacing an
+    earlier one's: the table's own entries, the served languages' (bench/results/, if this
+    checkout measured them) and the more languages' (bench/data/)."""
+    old = json.loads(TABLE.read_text())
+    measurements: list[dict[str, Any]] = [
+        {
+            "sentences": entry.get("sentences", old["measured"].get("sentences", 20)),
+            "directions": {key: entry["candidates"]},
         }
-    table = {
-        "measured": {
-            "set": "NTREX-128 dev excerpt (../shared/eval/ntrex-dev.tsv), pt = pt-BR",
-            "sentences": stored["sentences"],
-            "by": "bench/translate.py --quality --write-table",
-            "date": datetime.date.today().isoformat(),
-            "machine": "2 cores, shared with other jobs while measuring (model timings are"
-            " upper bounds); llama.cpp 2 threads",
-        },
-        "directions": directions,
-    }
+        for key, entry in old["directions"].items()
+    ]
+    for kept in (QUALITY_RESULTS, MORE_RESULTS):
+        if kept.exists():
+            measurements.append(json.loads(kept.read_text()))
+    table = routing_table(measurements, {"en": "English", **LANGUAGE_NAMES})
     TABLE.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n")
-    print(f"\nwrote {TABLE.relative_to(ROOT)}: {len(directions)} directions\n")
+    print(f"\nwrote {TABLE.relative_to(ROOT)}: {len(table['directions'])} directions\n")
     print(markdown_table(table))
 
 
 def markdown_table(table: dict[str, Any]) -> str:
     """The routing table as Markdown: per direction, both tiers and every engine measured."""
     lines = [
-        "| direction | quality | fast | chrF / BLEU of each engine (s per sentence) |",
-        "|---|---|---|---|",
+        "| direction | label | quality | fast | chrF / BLEU of each engine (s per sentence) |",
+        "|---|---|---|---|---|",
     ]
     for key, entry in table["directions"].items():
         figures = entry["candidates"]
@@ -244,7 +230,8 @@ def markdown_table(table: dict[str, Any]) -> str:
             f"{e} {f['chrF']:.1f} / {f['BLEU']:.1f} ({f['secondsPerSentence']:.3g})"
             for e, f in sorted(figures.items(), key=lambda i: -i[1]["chrF"])
         )
-        lines.append(f"| {key} | {entry['quality']} | {entry['fast']} | {measured} |")
+        label = entry.get("label") or "not served"
+        lines.append(f"| {key} | {label} | {entry['quality']} | {entry['fast']} | {measured} |")
     return "\n".join(lines)
 
 

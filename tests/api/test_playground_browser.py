@@ -24,6 +24,7 @@ from selenium.webdriver.support.ui import Select
 from tests.browser import PHONE, chromium, console_errors, screenshot, wait
 from tests.conftest import DATA, LiveServer
 from threadwise.services import Services
+from threadwise.text.languages import TRANSLATION_LANGUAGES, translation_languages
 from threadwise.text.protected import protected_spans
 
 # Long enough for a summary on a busy two-core machine.
@@ -322,12 +323,20 @@ def test_the_editor_writes_lines_and_json_both_ways(
 def test_the_languages_table(browser: webdriver.Chrome, live_server: LiveServer) -> None:
     sign_in(browser, live_server)
     by_id(browser, "tab-languages").click()
+    served = [code for code in TRANSLATION_LANGUAGES if code != "en"]
     wait(browser).until(
-        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#languages-table tbody tr")) == 20
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#languages-table tbody tr")) == len(served)
     )
-    first = browser.find_element(By.CSS_SELECTOR, "#languages-table tbody tr").text
-    assert "→" in first and "chrF" in first
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#languages-table tbody tr")]
+    assert [row.split(" ")[0] for row in rows] == served
+    assert all("chrF" in row for row in rows)
     assert "Summaries in en" in by_id(browser, "languages-note").text
+    # The targets offered are those served to every organization, as the server says.
+    targets = {
+        box.get_attribute("value")
+        for box in browser.find_elements(By.CSS_SELECTOR, "input[name=target]")
+    }
+    assert targets == set(translation_languages(into=True))
     # The summary languages the server named are offered.
     offered = Select(by_id(browser, "summary-language")).options
     languages = [option.get_attribute("value") for option in offered]

@@ -16,6 +16,7 @@ from tests.conftest import LiveServer, eventually, minimal_body
 from threadwise.services import Services
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.markdown_structure import structure_problems
+from threadwise.text.measured_languages import MEASURED
 
 DONE_WHEN = (
     "Sure! Please send me:\n1. Your **order number**\n2. A photo\n\n"
@@ -117,12 +118,42 @@ def test_missing_target_language(client: TestClient) -> None:
 
 
 def test_unsupported_language_lists_the_supported_ones(client: TestClient) -> None:
-    response = client.post("/message/translate", json=translate_body(["Hello"], "ja-JP"))
+    response = client.post("/message/translate", json=translate_body(["Hello"], "tlh"))
     assert response.status_code == 422
     error = response.json()["error"]
     assert error["code"] == "UNSUPPORTED_LANGUAGE"
     assert "session.channel.language" in error["message"]
     assert "en, es, fr, de, pt" in error["message"]
+
+
+def test_a_direction_measured_below_every_label_is_refused_naming_its_figure(
+    client: TestClient,
+) -> None:
+    response = client.post("/message/translate", json=translate_body(["Hello"], "ja-JP"))
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "UNSUPPORTED_LANGUAGE"
+    assert f"measured chrF {MEASURED['ja'].into_chrf} on NTREX" in error["message"]
+
+
+def test_an_experimental_direction_is_served_where_the_organizations_policy_allows_it(
+    client: TestClient, services: Services
+) -> None:
+    code = next(c for c in MEASURED if MEASURED[c].into == "experimental")
+    data = translate_body(["Where is my order? It has not arrived."], code, translationMode="fast")
+    refused = client.post("/message/translate", json=data)
+    assert refused.status_code == 422
+    message = refused.json()["error"]["message"]
+    assert f"is experimental (chrF {MEASURED[code].into_chrf}" in message
+    policies = services.operations.policies
+    assert policies is not None
+    policies.set_defaults("default", "org-1", experimental_languages=True)
+    try:
+        [items] = translate(client, data)
+    finally:
+        policies.set_defaults("default", "org-1", experimental_languages=False)
+    # The fast tier has no engine for it: the message comes back as written, and says so.
+    assert [(i["targetLanguage"], i["engine"]) for i in items] == [(code, "none")]
 
 
 def test_bad_translation_mode_names_the_field(client: TestClient) -> None:
@@ -152,8 +183,16 @@ def test_formality_in_the_fast_tier_over_rest(client: TestClient) -> None:
 def test_languages_lists_both_tiers_with_figures(client: TestClient) -> None:
     listing = client.get("/languages").json()
     directions = {(d["source"], d["target"]): d for d in listing["translation"]}
-    assert len(directions) == 20
+    languages = [language["code"] for language in listing["languages"]]
+    assert len(directions) == len(languages) * (len(languages) - 1)  # every pair
     en_es = directions[("en", "es")]
+    assert en_es["quality"]["label"] == "good" and "estimated" not in en_es
+    # Between two other languages, unmeasured: the worse label of its legs through English.
+    it_nl = directions[("it", "nl")]
+    assert (
+        it_nl["estimated"]
+        and it_nl["quality"]["label"] == directions[("en", "nl")]["quality"]["label"]
+    )
     assert en_es["fast"]["engine"] == "apertium"
     assert en_es["fast"]["secondsPerSentence"] < 0.1
     assert en_es["quality"]["chrF"] >= en_es["fast"]["chrF"]

@@ -83,7 +83,7 @@ def test_organization_policy_mistakes(data_dir: Path, capsys: pytest.CaptureFixt
     assert code == 2 and "There is no tenant 'acme'" in err
     assert run(capsys, "clients", "create", "--org", "o1", "--tenant", "acme")[0] == 0
     code, _, err = run(capsys, "organizations", "set", "o1", "--tenant", "acme")
-    assert code == 2 and "give --aspects, --redact, --monthly-characters, --webhook-url" in err
+    assert code == 2 and "give --aspects, --redact, --monthly-characters, --webhook-url," in err
     code, _, err = run(capsys, "organizations", "set", "o1", "--tenant", "acme", "--aspects", "x")
     assert code == 2 and "'x' is not a summary aspect" in err
     aspect = ["aspects", "put", "o1", "recap", "--tenant", "acme", "--instruction", "Sum up."]
@@ -131,3 +131,18 @@ def test_an_allowed_host_may_be_the_default_webhook(
     url = "http://127.0.0.1:8080/hook"
     code, out, _ = run(capsys, "organizations", "set", "o1", "--webhook-url", url, "--json")
     assert code == 0 and json.loads(out)["webhook_url"] == url
+
+
+def test_organization_experimental_languages(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "clients", "create", "--org", "o1")[0] == 0
+    code, out, _ = run(capsys, "organizations", "set", "o1", "--experimental-languages", "yes")
+    assert code == 0 and "experimental languages allowed" in out
+    code, out, _ = run(capsys, "organizations", "show", "o1", "--json")
+    assert json.loads(out)["experimental_languages"] is True
+    code, out, _ = run(
+        capsys, "organizations", "set", "o1", "--experimental-languages", "no", "--json"
+    )
+    assert code == 0 and json.loads(out)["experimental_languages"] is False
+    assert json.loads(run(capsys, "organizations", "list", "--json")[1]) == []

@@ -265,3 +265,16 @@ def test_the_default_webhook_url(policies: OrganizationPolicies, tenant: str) ->
         with pytest.raises(ValueError, match="starts with https://"):
             policies.set_defaults(tenant, "org-a", webhook_url=refused)
     assert policies.policy(tenant, "org-a") == OrganizationPolicy()
+
+
+def test_experimental_languages_are_allowed_per_organization(
+    policies: OrganizationPolicies, tenant: str
+) -> None:
+    assert not policies.policy(tenant, "org-a").experimental_languages  # refused by default
+    allowed = policies.set_defaults(tenant, "org-a", experimental_languages=True)
+    assert allowed == OrganizationPolicy(experimental_languages=True)
+    assert policies.organizations(tenant) == [(tenant, "org-a")]  # stored alone
+    kept = policies.set_defaults(tenant, "org-a", monthly_characters=1000)
+    assert kept.experimental_languages  # not given: as it was
+    policies.set_defaults(tenant, "org-a", experimental_languages=False, monthly_characters=0)
+    assert policies.organizations(tenant) == []  # nothing is left stored

@@ -5,13 +5,18 @@ import pytest
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.text.languages import (
+    IDENTIFIED_LANGUAGES,
     LANGUAGE_NAMES,
+    SUMMARY_LANGUAGES,
+    TRANSLATION_LANGUAGES,
     LanguageIdentifier,
     LanguageTag,
     language_name,
     summary_language,
     translation_language,
+    translation_languages,
 )
+from threadwise.text.measured_languages import MEASURED
 
 
 def test_tags_keep_the_callers_form_and_split_language_and_region() -> None:
@@ -53,11 +58,51 @@ def test_short_messages_are_identified() -> None:
 
 def test_translation_languages_name_the_supported_ones() -> None:
     assert translation_language("pt-BR", "f").english_name == "Brazilian Portuguese"
+    assert translation_language("it", "f").english_name == "Italian"
     with pytest.raises(ServiceError) as caught:
-        translation_language("it", "request.settings.targetLanguages[0]")
+        translation_language("xx", "request.settings.targetLanguages[0]")
     assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
-    assert "en, es, fr, de, pt" in caught.value.message
+    assert "en, es, fr, de, pt, it" in caught.value.message
     assert "targetLanguages[0]" in caught.value.message
+
+
+def label_of(code: str, into: bool) -> str | None:
+    labels = MEASURED[code]
+    return labels.into if into else labels.out
+
+
+@pytest.mark.parametrize("into", [True, False])
+def test_an_experimental_direction_is_refused_with_its_figure_unless_allowed(into: bool) -> None:
+    code = next(c for c in MEASURED if label_of(c, into) == "experimental")
+    with pytest.raises(ServiceError) as caught:
+        translation_language(code, "f", into=into)
+    assert caught.value.code is ErrorCode.UNSUPPORTED_LANGUAGE
+    labels = MEASURED[code]
+    chrf = labels.into_chrf if into else labels.out_chrf
+    assert f"is experimental (chrF {chrf}" in caught.value.message
+    assert "--experimental-languages yes" in caught.value.message
+    assert translation_language(code, "f", experimental=True, into=into).language == code
+    assert code in translation_languages(into, experimental=True)
+    assert code not in translation_languages(into)
+
+
+def test_a_direction_below_every_label_is_refused_even_where_experimental_ones_are_allowed() -> (
+    None
+):
+    code = next(c for c in MEASURED if MEASURED[c].into is None and MEASURED[c].served)
+    with pytest.raises(ServiceError) as caught:
+        translation_language(code, "f", experimental=True)
+    assert f"measured chrF {MEASURED[code].into_chrf}" in caught.value.message
+    # Its messages can still be translated into English.
+    assert translation_language(code, "f", experimental=True, into=False).language == code
+
+
+def test_served_languages_follow_the_measured_labels() -> None:
+    served = translation_languages(into=True)
+    assert served[:5] == ["en", "es", "fr", "de", "pt"]
+    assert all(MEASURED[c].into in {"good", "usable"} for c in served if c != "en")
+    assert set(TRANSLATION_LANGUAGES) == {"en"} | {c for c in MEASURED if MEASURED[c].served}
+    assert set(IDENTIFIED_LANGUAGES) >= set(TRANSLATION_LANGUAGES) | set(SUMMARY_LANGUAGES)
 
 
 def test_every_measured_language_is_named_and_identified_by_our_code() -> None:

@@ -67,6 +67,12 @@ def add_commands(commands: Commands) -> None:
         metavar="URL",
         help="where the webhooks of its jobs that name no webhook go (https://...); '' clears it",
     )
+    set_defaults.add_argument(
+        "--experimental-languages",
+        choices=["yes", "no"],
+        help="whether its requests may use translation directions labelled experimental "
+        "(GET /languages); 'no', the default, refuses them with UNSUPPORTED_LANGUAGE",
+    )
     set_defaults.add_argument("--json", action="store_true", help="print a JSON object")
     set_defaults.set_defaults(run=_set)
 
@@ -151,10 +157,12 @@ def _set(args: argparse.Namespace, settings: Settings) -> int:
         if args.webhook_url.strip() and not _webhook_checked(args.webhook_url, settings):
             return 2
         changes["webhook_url"] = args.webhook_url
+    if args.experimental_languages is not None:
+        changes["experimental_languages"] = args.experimental_languages == "yes"
     if not changes:
         progress(
-            "nothing to set: give --aspects, --redact, --monthly-characters, --webhook-url "
-            "or several"
+            "nothing to set: give --aspects, --redact, --monthly-characters, --webhook-url, "
+            "--experimental-languages or several"
         )
         return 2
     with organization_policies(settings) as policies:
@@ -192,6 +200,8 @@ def _print_policy(
     quota = policy.monthly_characters
     print(f"  monthly characters    {f'{quota} (UTC month)' if quota else 'no quota'}")
     print(f"  webhook URL           {policy.webhook_url or 'none'}")
+    experimental = "allowed" if policy.experimental_languages else "refused"
+    print(f"  experimental languages {experimental}")
     if policy.custom_aspects:
         print("custom aspects:")
         print_aspects(policy.custom_aspects)
@@ -206,5 +216,6 @@ def _policy_json(tenant: str, organization: str, policy: OrganizationPolicy) -> 
         "redact_personal_data": policy.redact_personal_data,
         "monthly_characters": policy.monthly_characters,
         "webhook_url": policy.webhook_url,
+        "experimental_languages": policy.experimental_languages,
         "custom_aspects": [aspect_json(aspect) for aspect in policy.custom_aspects],
     }

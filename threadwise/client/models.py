@@ -230,12 +230,14 @@ class Usage:
 
 @dataclass(frozen=True)
 class LanguagePair:
-    """A translation direction and the engine each tier uses for it."""
+    """A translation direction, the engine each tier uses for it, and the quality tier's
+    label (``good``, ``usable``, ``experimental``; None: below them all)."""
 
     source: str
     target: str
     fast_engine: str | None
     quality_engine: str | None
+    quality_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,7 @@ class Languages:
                 d["target"],
                 (d.get("fast") or {}).get("engine"),
                 (d.get("quality") or {}).get("engine"),
+                (d.get("quality") or {}).get("label"),
             )
             for d in data.get("translation", [])
         ]

@@ -23,6 +23,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
@@ -150,6 +151,8 @@ class OrganizationSettings(Base):
     monthly_characters: Mapped[int | None] = mapped_column(BigInteger)
     # Where its jobs' webhooks go when a job names no URL; NULL: nowhere.
     webhook_url: Mapped[str | None] = mapped_column(Text)
+    # Whether its requests may use translation directions labelled experimental.
+    experimental_languages: Mapped[bool] = mapped_column(default=False, server_default=false())
     updated_at: Mapped[datetime]
 
 

@@ -47,6 +47,8 @@ class OrganizationPolicy:
     monthly_characters: int | None = None
     # Where its jobs' webhooks go when a job names no URL; None: nowhere.
     webhook_url: str | None = None
+    # Its requests may use translation directions labelled experimental (GET /languages).
+    experimental_languages: bool = False
 
 
 class OrganizationPolicies:
@@ -87,6 +89,7 @@ class OrganizationPolicies:
         redact_personal_data: str | _Keep | None = _KEEP,
         monthly_characters: int | _Keep | None = _KEEP,
         webhook_url: str | _Keep | None = _KEEP,
+        experimental_languages: bool | _Keep = _KEEP,
     ) -> OrganizationPolicy:
         """Set the defaults and the quota given; an empty list, ``None``, ``"off"``, a
         quota of 0 or an empty URL clears one."""
@@ -102,6 +105,7 @@ class OrganizationPolicies:
             mode = _redact_mode(row.redact_personal_data) if row else None
             quota = row.monthly_characters if row else None
             hook = row.webhook_url if row else None
+            experimental = row.experimental_languages if row else False
             if not isinstance(summary_aspects, _Keep):
                 known = session.scalars(_aspect_names(tenant, organization)).all()
                 aspects = _default_aspects(summary_aspects or (), known, organization)
@@ -111,7 +115,9 @@ class OrganizationPolicies:
                 quota = _quota(monthly_characters)
             if not isinstance(webhook_url, _Keep):
                 hook = _webhook_url(webhook_url)
-            if not aspects and mode is None and quota is None and hook is None:
+            if not isinstance(experimental_languages, _Keep):
+                experimental = experimental_languages
+            if not aspects and mode is None and quota is None and hook is None and not experimental:
                 if row is not None:  # nothing left to store
                     session.delete(row)
             else:
@@ -122,6 +128,7 @@ class OrganizationPolicies:
                 row.redact_personal_data = mode
                 row.monthly_characters = quota
                 row.webhook_url = hook
+                row.experimental_languages = experimental
                 row.updated_at = datetime.now(UTC)
             session.flush()
             policy = _load(session, tenant, organization)
@@ -231,6 +238,7 @@ def _load(session: Session, tenant: str, organization: str) -> OrganizationPolic
         custom_aspects=tuple(custom),
         monthly_characters=row.monthly_characters,
         webhook_url=row.webhook_url,
+        experimental_languages=row.experimental_languages,
     )
 
 

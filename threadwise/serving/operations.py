@@ -143,6 +143,7 @@ class Operations:
                     policy.custom_aspects,
                     _applicable(terms, body.request.settings.glossaryId),
                     terms.do_not_translate,
+                    policy.experimental_languages,
                 )
                 quota = None if quota_held else policy.monthly_characters
                 charge = _Charge(tenant, organization, characters, quota)
@@ -183,7 +184,9 @@ class Operations:
             return policy
         terms = await self._terms(tenant, organization, operation)
         glossaries = _applicable(terms, checked.request.settings.glossaryId)
-        self.translate.check(checked, glossaries, terms.do_not_translate)
+        self.translate.check(
+            checked, glossaries, terms.do_not_translate, policy.experimental_languages
+        )
         return policy
 
     async def check_quota(
@@ -339,6 +342,7 @@ class Operations:
                 | {"custom": [dataclasses.astuple(c) for c in answer.custom]}
                 | {"terms": [_applied(g) for g in answer.glossaries]}
                 | {"keep": [dataclasses.astuple(t) for t in answer.keep]}
+                | {"experimental": answer.experimental}
             )
             if caching
             else ""
@@ -357,7 +361,9 @@ class Operations:
                     )
                 ]
             else:
-                results = await self.translate(body, answer.glossaries, answer.keep)
+                results = await self.translate(
+                    body, answer.glossaries, answer.keep, answer.experimental
+                )
             fallback = any("fallback" in (i.engine or "") for items in results for i in items)
             if caching and not fallback:
                 # A fallback answer is what a busy moment gave, not what to keep giving.
@@ -411,6 +417,7 @@ class _Answer:
     custom: tuple[CustomAspect, ...]  # the organization's own summary aspects
     glossaries: tuple[Glossary, ...] = ()  # translate: the ones that may apply
     keep: tuple[Term, ...] = ()  # translate: the organization's do-not-translate terms
+    experimental: bool = False  # translate: its policy allows experimental directions
 
 
 def _applicable(terms: OrganizationTerms, glossary_id: str | None) -> tuple[Glossary, ...]:

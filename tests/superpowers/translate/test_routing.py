@@ -91,3 +91,79 @@ def test_a_translation_in_a_register_goes_to_the_model_in_the_quality_tier() -> 
     # Where the model does not translate a direction, its quality engine stays.
     only_machine = TranslationRouter({"bergamot": {("en", "pt")}}, table).route("en", "pt")
     assert only_machine is not None and only_machine.engine("quality", True) == "bergamot"
+
+
+LABELLED = {
+    "labels": {"thresholds": {"good": 45.0, "usable": 35.0, "experimental": 20.0}},
+    "directions": {
+        "en-es": {
+            "quality": "llm",
+            "fast": "apertium",
+            "label": "good",
+            "candidates": {
+                "apertium": {"chrF": 40.0, "BLEU": 20.0, "secondsPerSentence": 0.003},
+                "llm": {"chrF": 53.4, "BLEU": 24.0, "secondsPerSentence": 1.9},
+            },
+        },
+        "es-en": {
+            "quality": "llm",
+            "fast": "apertium",
+            "label": "good",
+            "candidates": {
+                "apertium": {"chrF": 49.0, "BLEU": 20.0, "secondsPerSentence": 0.003},
+                "llm": {"chrF": 58.0, "BLEU": 24.0, "secondsPerSentence": 1.9},
+            },
+        },
+        "en-de": {
+            "quality": "llm",
+            "fast": "none",
+            "label": "experimental",
+            "candidates": {"llm": {"chrF": 30.0, "BLEU": 9.0, "secondsPerSentence": 2.0}},
+        },
+        "en-pt": {
+            "quality": "llm",
+            "fast": "bergamot",
+            "label": None,
+            "candidates": {
+                "bergamot": {"chrF": 60.0, "BLEU": 40.0, "secondsPerSentence": 0.02},
+                "llm": {"chrF": 15.0, "BLEU": 1.0, "secondsPerSentence": 2.0},
+            },
+        },
+    },
+}
+WITH_SPANISH_TO_GERMAN = {**AVAILABLE, "llm": {*AVAILABLE["llm"], ("es", "de")}}
+
+
+def test_each_tier_has_the_label_of_its_engine() -> None:
+    route = TranslationRouter(AVAILABLE, LABELLED).route("en", "es")
+    assert route is not None and route.labels == {"quality": "good", "fast": "usable"}
+    assert route.served("quality") and route.served("fast")
+
+
+def test_an_experimental_direction_is_served_only_where_allowed() -> None:
+    route = TranslationRouter(AVAILABLE, LABELLED).route("en", "de")
+    assert route is not None and route.labels["quality"] == "experimental"
+    assert not route.served("quality")
+    assert route.served("quality", experimental=True)
+    assert route.labels["fast"] is None and not route.served("fast", experimental=True)
+
+
+def test_the_tables_label_stands_for_its_quality_engine() -> None:
+    # Capped or below every threshold, as bench.routing_table wrote it.
+    route = TranslationRouter(AVAILABLE, LABELLED).route("en", "pt")
+    assert route is not None and route.quality == "llm" and route.labels["quality"] is None
+    assert not route.served("quality", experimental=True)
+    assert route.labels["fast"] == "good" and route.served("fast")
+
+
+def test_a_direction_between_two_other_languages_has_its_worse_legs_label() -> None:
+    route = TranslationRouter(WITH_SPANISH_TO_GERMAN, LABELLED).route("es", "de")
+    assert route is not None and route.estimated
+    assert route.labels == {"quality": "experimental", "fast": None}
+    assert not route.served("quality") and route.served("quality", experimental=True)
+
+
+def test_an_unmeasured_direction_is_not_judged() -> None:
+    route = TranslationRouter(AVAILABLE, TABLE).route("en", "de")
+    assert route is not None and route.labels == {"fast": None}
+    assert route.served("quality") and not route.estimated

@@ -24,6 +24,7 @@ from threadwise.api.compat.native import TextFormat, Translation, acting_organiz
 from threadwise.errors import ServiceError
 from threadwise.organizations.usage_days import month_start, utc_day
 from threadwise.serving.context import ServingContext
+from threadwise.serving.languages import served_to_all
 from threadwise.text.formality import distinguishes
 from threadwise.text.languages import TRANSLATION_LANGUAGES
 
@@ -48,8 +49,9 @@ _SPLIT_SENTENCES = {"0", "1", "nonewlines"}
 
 
 def directions(serving: ServingContext) -> tuple[set[str], set[str]]:
-    """The languages translated from, and into."""
-    found = serving.languages()["translation"]
+    """The languages translated from, and into, for every organization (experimental
+    directions are for those whose policy allows them: GET /languages lists them)."""
+    found = [d for d in serving.languages()["translation"] if served_to_all(d)]
     return {d["source"] for d in found}, {d["target"] for d in found}
 
 

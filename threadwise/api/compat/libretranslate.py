@@ -25,6 +25,7 @@ from threadwise.auth.gate import bearer_token
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.serving.context import ServingContext
+from threadwise.serving.languages import served_to_all
 from threadwise.text.languages import TRANSLATION_LANGUAGES
 
 # Not in /openapi.json: its clients follow LibreTranslate's documentation, not this schema.
@@ -120,11 +121,13 @@ async def detect(request: Request) -> JSONResponse:
 
 @router.api_route("/languages", methods=["GET", "POST"])
 async def languages(request: Request) -> JSONResponse:
-    """Every language with the languages it translates into (open, as LibreTranslate's)."""
+    """Every language with the languages it translates into (open, as LibreTranslate's):
+    the directions served to every organization."""
     serving: ServingContext = request.app.state.serving
-    targets: dict[str, set[str]] = {code: set() for code in TRANSLATION_LANGUAGES}
+    targets: dict[str, set[str]] = {}
     for direction in serving.languages()["translation"]:
-        targets.setdefault(direction["source"], set()).add(direction["target"])
+        if served_to_all(direction):
+            targets.setdefault(direction["source"], set()).add(direction["target"])
     return JSONResponse(
         [
             {"code": code, "name": TRANSLATION_LANGUAGES.get(code, code), "targets": sorted(to)}

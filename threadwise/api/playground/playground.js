@@ -53,6 +53,7 @@ function signedIn(kept) {
   $('client-secret').value = '';
   $('pasted-token').value = '';
   showSession();
+  readLanguages();
   $(state.action === 'translate' ? 'translate-button' : 'summarize-button').focus();
 }
 
@@ -419,7 +420,25 @@ async function loadLanguages() {
   }
   state.languagesLoaded = true;
   renderLanguages($('languages-table'), $('languages-note'), call.envelope);
-  summaryLanguages(call.envelope.summary ?? SUMMARY_LANGUAGES);
+  offerLanguages(call.envelope);
+}
+
+/** The target and summary lists as the server serves them (read once signed in). */
+async function readLanguages() {
+  const bearer = session.current()?.token;
+  if (!bearer) return;
+  const call = await rest('GET', '/languages', bearer);
+  if (call.status === 200) offerLanguages(call.envelope);
+}
+
+function offerLanguages(answer) {
+  summaryLanguages(answer.summary ?? SUMMARY_LANGUAGES);
+  // Targets served to every organization: English, and those whose direction from English
+  // is labelled good or usable (experimental ones can be typed under Others).
+  const served = (answer.languages ?? [])
+    .filter((language) => language.code === 'en' || ['good', 'usable'].includes(language.into?.label))
+    .map((language) => language.code);
+  if (served.length) checkboxes($('target-choices'), 'target', served, chosen('target'));
 }
 
 function summaryLanguages(languages) {
@@ -474,6 +493,7 @@ document.addEventListener('keydown', (event) => {
 checkboxes($('aspect-choices'), 'aspect', ASPECTS, []);
 checkboxes($('target-choices'), 'target', TARGETS, ['es']);
 summaryLanguages(SUMMARY_LANGUAGES);
+readLanguages();
 try {
   const draft = JSON.parse(sessionStorage.getItem(DRAFT) ?? 'null');
   if (!draft?.body) throw new Error('no draft');

@@ -137,34 +137,32 @@ export function renderTranslations(table, envelope, body) {
   table.append(rows);
 }
 
-/** GET /languages as a table: each direction's engines and their measured figures. */
+/** GET /languages as a table: each language with the label and chrF of its directions from
+ * and into English (each direction's engines and figures are in the raw answer). */
 export function renderLanguages(table, note, answer) {
-  const figures = (tier) => {
-    const bits = [tier.chrF != null && `chrF ${tier.chrF}`, tier.BLEU != null && `BLEU ${tier.BLEU}`, tier.secondsPerSentence != null && `${tier.secondsPerSentence} s/sentence`];
-    return bits.filter(Boolean).join(' · ');
-  };
+  const labelled = (way) =>
+    way?.label ? `${way.label} · chrF ${way.chrF}` : way?.chrF != null ? `not served · chrF ${way.chrF}` : 'not measured';
+  const cell = (heading, way) =>
+    element('td', { 'data-label': heading }, element('span', { class: `badge label ${way?.label ?? 'none'}`, text: labelled(way) }));
+  const languages = (answer.languages ?? []).filter((language) => language.code !== 'en');
   table.replaceChildren(
-    element('thead', {}, element('tr', {}, ...['Direction', 'Quality tier', 'Fast tier'].map((t) => element('th', { text: t })))),
+    element('thead', {}, element('tr', {}, ...['Language', 'English → it', 'It → English'].map((t) => element('th', { text: t })))),
     element(
       'tbody',
       {},
-      ...(answer.translation ?? []).map((direction) =>
+      ...languages.map((language) =>
         element(
           'tr',
           {},
-          element('td', { 'data-label': 'Direction', text: `${direction.source} → ${direction.target}` }),
-          ...['quality', 'fast'].map((tier) =>
-            element(
-              'td',
-              { 'data-label': tier === 'fast' ? 'Fast tier' : 'Quality tier' },
-              element('span', { class: 'badge engine', text: direction[tier]?.engine ?? '?' }),
-              ' ',
-              element('span', { class: 'muted small', text: figures(direction[tier] ?? {}) }),
-            ),
-          ),
+          element('td', { 'data-label': 'Language', text: `${language.code} · ${language.name}` }),
+          cell('English → it', language.into),
+          cell('It → English', language.from),
         ),
       ),
     ),
   );
-  note.textContent = `Summaries in ${(answer.summary ?? []).join(', ')}. Figures measured ${answer.measuredOn ?? ''} (chrF and BLEU on 20 sentences a direction).`;
+  const thresholds = answer.labels?.thresholds ?? {};
+  const scale = Object.entries(thresholds).map(([label, chrF]) => `${label} from chrF ${chrF}`).join(', ');
+  const measured = answer.measuredOn?.date ? ` Measured ${answer.measuredOn.date} on NTREX-128 news sentences.` : '';
+  note.textContent = `Summaries in ${(answer.summary ?? []).join(', ')}. Labels: ${scale}; experimental languages only where the organization allows them.${measured} ${(answer.translation ?? []).length} directions, with each tier's engine and figures, in the raw answer.`;
 }

@@ -10,8 +10,7 @@ from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, Formality, MessageBody, TextFormat
 from threadwise.superpowers.translate.routing import Tier
 from threadwise.text.languages import (
-    SUMMARY_LANGUAGES,
-    TRANSLATION_LANGUAGES,
+    IDENTIFIED_LANGUAGES,
     LanguageTag,
     translation_language,
 )
@@ -61,6 +60,8 @@ class TranslationJob:
     # The language the request says every message is in (None: each one's is detected).
     source: str | None = None
     context: str | None = None
+    # The organization's policy allows experimental directions (routing's labels).
+    experimental: bool = False
 
     def wording(self, source: str, target: str) -> Wording:
         """The terms, the register and the context of a translation from ``source`` into
@@ -85,24 +86,28 @@ class TranslationJob:
 
 
 def plan(
-    body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
+    body: MessageBody,
+    glossaries: Sequence[Glossary] = (),
+    keep: Sequence[Term] = (),
+    experimental: bool = False,
 ) -> TranslationJob:
     """Validate what the request asks for; cheap, so it runs before any engine.
-    ``glossaries`` and ``keep``: the organization's (``text.terms``)."""
+    ``glossaries`` and ``keep``: the organization's (``text.terms``); ``experimental``: its
+    policy allows experimental languages."""
     settings = body.request.settings
     channel = body.session.channel.language
     hint = _language_of(channel) if channel else None
     if settings.targetLanguages:
         targets = tuple(
-            translation_language(tag, f"request.settings.targetLanguages[{i}]")
+            translation_language(tag, f"request.settings.targetLanguages[{i}]", experimental)
             for i, tag in enumerate(settings.targetLanguages)
         )
         _check_distinct(targets)
     elif settings.overrideOutputLanguage:
         field = "request.settings.overrideOutputLanguage"
-        targets = (translation_language(settings.overrideOutputLanguage, field),)
+        targets = (translation_language(settings.overrideOutputLanguage, field, experimental),)
     elif channel:
-        targets = (translation_language(channel, "session.channel.language"),)
+        targets = (translation_language(channel, "session.channel.language", experimental),)
         hint = None
     else:
         raise ServiceError(
@@ -131,31 +136,25 @@ def plan(
         tuple(keep),
         settings.formality or "default",
         settings.textFormat or "markdown",
-        _source_language(settings.sourceLanguage),
+        _source_language(settings.sourceLanguage, experimental),
         settings.translationContext,
+        experimental,
     )
 
 
-def _source_language(tag: str | None) -> str | None:
-    """The language of ``request.settings.sourceLanguage``: one messages are translated from."""
+def _source_language(tag: str | None, experimental: bool) -> str | None:
+    """The language of ``request.settings.sourceLanguage``: one messages are translated from
+    (leave it out to have each message's language detected)."""
     if tag is None:
         return None
     field = "request.settings.sourceLanguage"
-    language = LanguageTag.parse(tag, field).language
-    if language not in TRANSLATION_LANGUAGES:
-        supported = ", ".join(TRANSLATION_LANGUAGES)
-        raise ServiceError(
-            ErrorCode.UNSUPPORTED_LANGUAGE,
-            f"{field} is {tag[:40]!r}; messages can be translated from {supported}. Name one "
-            "of those, or leave it out to have each message's language detected.",
-        )
-    return language
+    return translation_language(tag, field, experimental, into=False).language
 
 
 def _language_of(tag: str) -> str | None:
     """The language of a BCP 47 tag, if it is one the identifier knows."""
     language = tag.strip().replace("_", "-").split("-")[0].lower()
-    return language if language in SUMMARY_LANGUAGES else None
+    return language if language in IDENTIFIED_LANGUAGES else None
 
 
 def _chosen_glossary(

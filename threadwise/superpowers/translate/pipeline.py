@@ -42,6 +42,12 @@ from threadwise.text.terms import Glossary, Term
 
 log = logging.getLogger(__name__)
 
+# The dictionaries an unsure short message is looked up in: those of the languages whose chat
+# messages the look-up was measured on (bench/data/chat_messages.tsv). Each added dictionary
+# knows some of the others' short words ("Danke" is in the Norwegian one, "ok" in the
+# Swedish, "vale" in five), so more would decide wrongly, or nothing, and cost a look-up each.
+DICTIONARY_LANGUAGES = frozenset({"en", "es", "fr", "de", "pt"})
+
 
 @dataclass(frozen=True)
 class Routed:
@@ -84,9 +90,10 @@ class Translator:
         body: MessageBody,
         glossaries: Sequence[Glossary] = (),
         keep: Sequence[Term] = (),
+        experimental: bool = False,
     ) -> TranslationJob:
         """Validate what the request asks for (``job.plan``)."""
-        return plan(body, glossaries, keep)
+        return plan(body, glossaries, keep, experimental)
 
     def prepare(self, job: TranslationJob) -> tuple[list[SegmentedMessage], list[str | None]]:
         """Each message segmented, and its source language (None: nothing to translate)."""
@@ -122,7 +129,7 @@ class Translator:
         if self.dictionaries is None:
             return None
         shares: dict[str, float] = {}
-        for language in self.dictionaries.analyzed_languages():
+        for language in self.dictionaries.analyzed_languages() & DICTIONARY_LANGUAGES:
             try:
                 known, words = self.dictionaries.known_words(text, language)
             except TranslationEngineError as exc:
@@ -136,15 +143,21 @@ class Translator:
         return max(shares, key=shares.__getitem__)
 
     def route(
-        self, source: str, target: LanguageTag, tier: Tier, formality: Formality
+        self,
+        source: str,
+        target: LanguageTag,
+        tier: Tier,
+        formality: Formality,
+        experimental: bool = False,
     ) -> Routed | None:
         """The engine of a group from ``source`` into ``target`` in ``tier``; None where
         there is none: the messages are returned as written, their sourceLanguage saying
         why, rather than failing the others (in the fast tier, also where only the model
-        translates)."""
+        translates; and where the direction's label is not served: experimental, unless
+        ``experimental``, or below every label)."""
         route = self.router.route(source, target.language)
-        if route is None:
-            return None  # written in a language no engine translates from (Italian, say)
+        if route is None or not route.served(tier, experimental):
+            return None  # written in a language no engine translates from well enough
         kind = route.engine(tier, self.only_the_model_can(formality, target.language))
         if kind == NO_ENGINE:
             return None

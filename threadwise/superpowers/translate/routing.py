@@ -1,19 +1,29 @@
-"""Which engine translates each direction, in each tier, from the measured table.
+"""Which engine translates each direction, in each tier, from the measured table, and how
+well (its label).
 
-``translation_routes.json`` is written by ``bench/translate.py`` (chrF and BLEU on NTREX,
-seconds per sentence on this machine) and committed with its figures. The *quality* engine
-is the best measured; the *fast* one the best among those that answer in milliseconds, and
-none (``NO_ENGINE``: the text is returned as written) where no such engine has the direction:
-the fast tier never waits for the model. Settings can override either, per direction.
+``translation_routes.json`` (``text.measured_languages``) is written by ``bench/translate.py``
+(chrF and BLEU on NTREX, seconds per sentence on this machine) and committed with its figures.
+The *quality* engine is the best measured; the *fast* one the best among those that answer in
+milliseconds, and none (``NO_ENGINE``: the text is returned as written) where no such engine
+has the direction: the fast tier never waits for the model. Settings can override either, per
+direction. A direction between two languages other than English that was not measured is
+labelled as the worse of its two legs through English, and marked as estimated.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
-from importlib.resources import files
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from threadwise.text.measured_languages import (
+    SERVED_TO_ALL,
+    THRESHOLDS,
+    Label,
+    label_of,
+    load_table,
+    lower,
+)
 
 Tier = Literal["quality", "fast"]
 TIERS: tuple[Tier, ...] = ("quality", "fast")
@@ -23,7 +33,7 @@ TIERS: tuple[Tier, ...] = ("quality", "fast")
 FAST_ENGINES = ("bergamot", "apertium")
 LLM = "llm"
 NO_ENGINE = "none"
-TABLE_FILE = "translation_routes.json"
+ENGLISH = "en"
 
 
 def uses_llm(engine: str) -> bool:
@@ -61,6 +71,19 @@ class Route:
     # The quality engine for a translation in a register (formal or informal): the model,
     # which can be told, where the quality engine cannot.
     registered: str = ""
+    # Each measured tier's label (None: below every threshold, or no engine); a tier left out
+    # was not measured, and is not judged.
+    labels: Mapping[Tier, Label | None] = field(default_factory=dict)
+    # The labels are the worse of the two legs through English, not measured.
+    estimated: bool = False
+
+    def served(self, tier: Tier, experimental: bool = False) -> bool:
+        """Whether the tier's translation is served: labelled good or usable, or
+        experimental where ``experimental`` (an organization's policy) allows it."""
+        if tier not in self.labels:
+            return True
+        label = self.labels[tier]
+        return label in SERVED_TO_ALL or (experimental and label == "experimental")
 
     def engine(self, tier: Tier, registered: bool = False) -> str:
         """The tier's engine; ``registered``: the translation must be in a register, which
@@ -89,11 +112,15 @@ class TranslationRouter:
         table = load_table() if table is None else table
         directions = table.get("directions", {})
         self.measured_on: dict[str, Any] = table.get("measured", {})
+        self._thresholds = table.get("labels", {}).get("thresholds", THRESHOLDS)
         self._routes: dict[tuple[str, str], Route] = {}
         for source, target in sorted(set().union(*self._available.values())):
             entry = directions.get(direction_key(source, target), {})
             override = (overrides or {}).get(direction_key(source, target), {})
             self._routes[(source, target)] = self._route(source, target, entry, override)
+        for (source, target), route in list(self._routes.items()):
+            if ENGLISH not in (source, target) and direction_key(source, target) not in directions:
+                self._routes[(source, target)] = self._estimated(route)
         unknown = set(overrides or {}) - {direction_key(*d) for d in self._routes}
         if unknown:
             raise RouteError(
@@ -125,7 +152,45 @@ class TranslationRouter:
                 chosen[tier] = self._best(source, target, figures, fast=tier == "fast")
         quality = chosen["quality"]
         registered = quality if uses_llm(quality) or not self._serves(LLM, source, target) else LLM
-        return Route(source, target, quality, chosen["fast"], figures, registered)
+        labels = self._labels(figures, chosen, entry)
+        return Route(source, target, quality, chosen["fast"], figures, registered, labels)
+
+    def _labels(
+        self, figures: Mapping[str, Figures], chosen: Mapping[Tier, str], entry: Mapping[str, Any]
+    ) -> dict[Tier, Label | None]:
+        """Each tier's label: the table's for its quality engine (which may be capped,
+        ``bench.routing_table``), else its engine's figure's; a tier with no engine has
+        none; a tier whose engine was not measured is left out (not judged)."""
+        labels: dict[Tier, Label | None] = {}
+        for tier, engine in chosen.items():
+            chrf = figures.get(engine, Figures()).chrf
+            if engine == NO_ENGINE:
+                labels[tier] = None
+            elif "label" in entry and (engine == entry.get("quality") or chrf is None):
+                labels[tier] = entry["label"]
+            elif chrf is not None:
+                labels[tier] = label_of(chrf, self._thresholds)
+        return labels
+
+    def _estimated(self, route: Route) -> Route:
+        """A direction between two languages other than English, not measured: labelled
+        as the worse of its legs through English."""
+        legs = self.route(route.source, ENGLISH), self.route(ENGLISH, route.target)
+        labels = {
+            tier: lower(*(leg.labels.get(tier) if leg else None for leg in legs))
+            for tier in TIERS
+            if all(leg is not None and tier in leg.labels for leg in legs)
+        }
+        return Route(
+            route.source,
+            route.target,
+            route.quality,
+            route.fast,
+            route.figures,
+            route.registered,
+            labels,
+            estimated=True,
+        )
 
     def _check_override(self, tier: Tier, engine: str, source: str, target: str) -> None:
         if tier == "fast" and engine == NO_ENGINE:
@@ -164,11 +229,3 @@ class TranslationRouter:
 
     def routes(self) -> list[Route]:
         return list(self._routes.values())
-
-
-def load_table() -> dict[str, Any]:
-    path = files("threadwise.superpowers.translate").joinpath(TABLE_FILE)
-    if not path.is_file():
-        return {}
-    table: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return table

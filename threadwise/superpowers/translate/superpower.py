@@ -85,19 +85,28 @@ class TranslateSuperpower:
         self.deadlines = deadlines
 
     def check(
-        self, body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
+        self,
+        body: MessageBody,
+        glossaries: Sequence[Glossary] = (),
+        keep: Sequence[Term] = (),
+        experimental: bool = False,
     ) -> None:
         """Refuse what ``__call__`` would refuse before any engine (an asynchronous job is
         refused at submission, not once it runs)."""
-        self.translator.plan(body, glossaries, keep)
+        self.translator.plan(body, glossaries, keep, experimental)
         self.translators.choose(body.request.attributes.variant)
 
     async def __call__(
-        self, body: MessageBody, glossaries: Sequence[Glossary] = (), keep: Sequence[Term] = ()
+        self,
+        body: MessageBody,
+        glossaries: Sequence[Glossary] = (),
+        keep: Sequence[Term] = (),
+        experimental: bool = False,
     ) -> list[list[ResponseItem]]:
         """Each target's translations; ``glossaries`` and ``keep`` are the organization's
-        (``text.terms``)."""
-        job = self.translator.plan(body, glossaries, keep)  # bad input fails here
+        (``text.terms``), ``experimental`` whether its policy allows experimental
+        directions."""
+        job = self.translator.plan(body, glossaries, keep, experimental)  # bad input fails here
         model = self.translators.choose(body.request.attributes.variant)
         translator = model.value.translator
         characters = sum(len(m.content) for m in job.messages)
@@ -187,7 +196,7 @@ class TranslateSuperpower:
             prepared.groups.append(groups)
             for source, indices in groups.items():
                 messages = [segmented[i] for i in indices]
-                routed = translator.route(source, target, job.tier, job.formality)
+                routed = translator.route(source, target, job.tier, job.formality, job.experimental)
                 if routed is None:
                     done = [Translated(m.text, UNCHANGED) for m in messages]
                 elif routed.backend.uses_model:
