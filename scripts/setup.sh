@@ -27,24 +27,21 @@ wanted=(
   # Compiling llama.cpp (llama-cpp-python ships as source).
   g++:/usr/bin/g++
   make:/usr/bin/make
-  # Translation: Apertium and its language pairs (en<->es, fr<->es, es<->pt; others pivot
-  # through Spanish).
+  # Translation: Apertium and the language pairs the routing table uses (en<->es, fr<->es,
+  # es<->pt, en<->ca, en<->gl, it and ro through Spanish; others pivot through Spanish).
   apertium:/usr/bin/apertium
   apertium-eng-spa:/usr/share/apertium/modes/eng-spa.mode
   apertium-fr-es:/usr/share/apertium/modes/fr-es.mode
   apertium-es-pt:/usr/share/apertium/modes/es-pt.mode
+  apertium-eng-cat:/usr/share/apertium/modes/eng-cat.mode
+  apertium-en-gl:/usr/share/apertium/modes/en-gl.mode
+  apertium-spa-ita:/usr/share/apertium/modes/spa-ita.mode
+  apertium-es-ro:/usr/share/apertium/modes/ro-es.mode
 )
 if [ "$profile" = test ]; then
   wanted+=(
     # Debian's apertium-apy server, which bench/translate.py measures against.
     apertium-apy:/usr/bin/apertium-apy
-    # The pairs that reach English for languages not served yet, which
-    # `bench/translate.py --languages more` measures: en<->ca, en<->gl, it->en and en->it and
-    # ro->en through Spanish.
-    apertium-eng-cat:/usr/share/apertium/modes/eng-cat.mode
-    apertium-en-gl:/usr/share/apertium/modes/en-gl.mode
-    apertium-spa-ita:/usr/share/apertium/modes/spa-ita.mode
-    apertium-es-ro:/usr/share/apertium/modes/ro-es.mode
     # Headless Chromium and its WebDriver: the tests drive /playground and /docs in a browser.
     chromium:/usr/bin/chromium
     chromium-driver:/usr/bin/chromedriver

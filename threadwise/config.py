@@ -283,6 +283,12 @@ class Settings(BaseSettings):
         '{"quality": "apertium"}}`. Engines: `apertium`, `bergamot`, `llm`, `llm+apertium`, '
         "`llm+bergamot`; `fast` only `apertium`, `bergamot` or `none` (never the model).",
     )
+    apertium_warm_languages: list[str] = Field(
+        default=["en", "es", "fr", "de", "pt"],
+        description="Languages whose Apertium pairs start with the server; the others' start "
+        "at their first message (0.1-0.5 s once). Each pair is several processes, some of "
+        "200 MB: warm only those the traffic needs at once.",
+    )
     translation_threads: int = Field(
         default=2,
         ge=1,

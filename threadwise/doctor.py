@@ -181,7 +181,8 @@ def check_apertium(settings: Settings) -> Iterator[Finding]:
                 "apertium",
                 False,
                 "no language pair installed",
-                "apt-get install apertium apertium-eng-spa apertium-fr-es apertium-es-pt",
+                "apt-get install apertium apertium-eng-spa apertium-fr-es apertium-es-pt "
+                "apertium-eng-cat apertium-en-gl apertium-spa-ita apertium-es-ro",
             )
             return
         engine.load()  # starts each pipeline and sends a word through it

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import Counter
 from typing import Any
 
 import httpx2
@@ -17,6 +18,7 @@ from threadwise.services import Services
 from threadwise.text.languages import LanguageIdentifier
 from threadwise.text.markdown_structure import structure_problems
 from threadwise.text.measured_languages import MEASURED
+from threadwise.text.scripts import script_of
 
 DONE_WHEN = (
     "Sure! Please send me:\n1. Your **order number**\n2. A photo\n\n"
@@ -405,3 +407,65 @@ def test_html_from_a_given_source_language_over_rest(client: TestClient) -> None
     assert item["content"].startswith("<p>") and item["content"].endswith("</p>")
     assert '<a href="https://example.com/o?id=7&amp;x=1">' in item["content"]
     assert "<br>" in item["content"]
+
+
+# One message a script the added languages bring, each into English by the model.
+SCRIPTS = {
+    "ru": "Здравствуйте, мой заказ 4471 до сих пор не пришёл.",
+    "el": "Γεια σας, η παραγγελία μου 4471 δεν έχει φτάσει ακόμα.",
+    "ar": "مرحبا، طلبي رقم 4471 لم يصل بعد.",
+    "he": "שלום, ההזמנה שלי 4471 עדיין לא הגיעה.",
+    "zh": "你好，我的订单4471还没有到。",  # noqa: RUF001
+    "ja": "こんにちは、注文4471がまだ届いていません。",
+    "ko": "안녕하세요, 제 주문 4471이 아직 도착하지 않았습니다.",
+}
+
+
+def main_script(text: str) -> str | None:
+    return Counter(script_of(c) for c in text if c.isalpha()).most_common(1)[0][0]
+
+
+def test_each_added_script_is_read_and_translated_into_english(client: TestClient) -> None:
+    [items] = translate(client, translate_body(list(SCRIPTS.values()), "en-US"))
+    identifier = LanguageIdentifier()
+    for code, item in zip(SCRIPTS, items, strict=True):
+        assert item["sourceLanguage"] == code, item
+        assert item["engine"].startswith("llama.cpp"), item
+        assert identifier.detect(item["content"]) == "en", item
+        assert "4471" in item["content"], item
+
+
+def test_english_into_cyrillic_and_into_chinese_where_experimental_directions_are_allowed(
+    client: TestClient, services: Services
+) -> None:
+    data = translate_body(["Your order 4471 has shipped."], None, targetLanguages=["ru", "zh-CN"])
+    refused = client.post("/message/translate", json=data)
+    assert refused.status_code == 422 and "targetLanguages[1]" in refused.json()["error"]["message"]
+    policies = services.operations.policies
+    assert policies is not None
+    policies.set_defaults("default", "org-1", experimental_languages=True)
+    try:
+        russian, chinese = translate(client, data)
+    finally:
+        policies.set_defaults("default", "org-1", experimental_languages=False)
+    assert main_script(russian[0]["content"]) == "Cyrillic"
+    assert main_script(chinese[0]["content"]) == "Han"
+    assert all("4471" in item[0]["content"] for item in (russian, chinese))
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "text", "pair"),
+    [
+        ("en", "ca", "Your order has shipped.", "eng-cat"),
+        ("en", "gl", "Your order has shipped.", "en-gl"),
+        ("it", "en", "Il tuo ordine è stato spedito ieri.", "ita-spa"),
+        ("ro", "en", "Comanda dumneavoastră a fost expediată ieri.", "ro-es"),
+    ],
+)
+def test_the_added_apertium_pairs_answer_in_the_fast_tier(
+    client: TestClient, source: str, target: str, text: str, pair: str
+) -> None:
+    data = translate_body([text], target, translationMode="fast", sourceLanguage=source)
+    [[item]] = translate(client, data)
+    assert item["engine"].startswith("apertium:") and pair in item["engine"], item
+    assert item["content"] != text and LanguageIdentifier().detect(item["content"]) == target

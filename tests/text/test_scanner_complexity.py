@@ -18,6 +18,7 @@ from threadwise.text.plain_markup import translate_plain
 from threadwise.text.plain_segments import PlainSegmenter
 from threadwise.text.protected import protected_spans
 from threadwise.text.readdressing import Readdresser, german_informal
+from threadwise.text.repetition import cut_loops, looped
 from threadwise.text.spans import NormalizedText
 from threadwise.text.street_addresses import find_addresses
 from threadwise.text.terms import Term, mask_terms, near_spans
@@ -145,6 +146,14 @@ CASES: dict[str, tuple[Scan, TextOf]] = {
     "injection: replies without what they dictate": (addresses_model, repeated("reply only ")),
     "injection: brackets": (as_data, repeated("<a")),
     "injection: chat-template tokens": (as_data, repeated("<|x|>")),
+    # repetition.py
+    "repetition: a loop of words": (lambda t: cut_loops(t, "x"), repeated("ab cd ")),
+    "repetition: one letter": (lambda t: cut_loops(t, "x"), repeated("a")),
+    "repetition: a hyphenated chain": (looped, repeated("a-")),
+    "repetition: words that never repeat": (
+        looped,
+        lambda size: " ".join(f"w{n}" for n in range(size // 6)),
+    ),
     # terms.py
     "terms: beside emoji": (lambda t: mask_terms(t, KEEP), repeated("ok 👍 ")),
     "terms: beside code": (lambda t: mask_terms(t, KEEP), repeated("ok `x` ")),

@@ -62,7 +62,7 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
     options = SummaryOptions(notes=settings.summary_notes)
     languages = tuple(TRANSLATION_LANGUAGES)
     engines = build_engines(settings, metrics, cores, progress)
-    apertium = ApertiumEngine(languages)
+    apertium = ApertiumEngine(languages, warm=settings.apertium_warm_languages)
     # A translation asked in a register is checked, and rewritten, with the dictionaries.
     registers = Registers(
         RegisterCheck(apertium.analyze, apertium.analyzed_languages()),

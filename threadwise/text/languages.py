@@ -10,8 +10,9 @@ from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.text.measured_languages import MEASURED, SERVED_TO_ALL, THRESHOLDS
 
-# Languages a summary can be written in: ones the default model writes acceptably and
-# the detector can tell apart, so that the output language can be checked.
+# Languages a summary can be written in: ones the default model writes acceptably (its
+# translation from English measured good, or usable for German and Dutch, served before the
+# labels) and the detector can tell apart, so that the output language can be checked.
 SUMMARY_LANGUAGES: dict[str, str] = {
     "en": "English",
     "es": "Spanish",
@@ -20,6 +21,8 @@ SUMMARY_LANGUAGES: dict[str, str] = {
     "pt": "Portuguese",
     "it": "Italian",
     "nl": "Dutch",
+    "sv": "Swedish",
+    "id": "Indonesian",
 }
 
 # The English name of every language measured for translation (bench/translate.py: the

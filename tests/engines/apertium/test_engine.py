@@ -161,3 +161,16 @@ def test_generates_words_from_lexical_forms(apertium: ApertiumEngine) -> None:
     assert apertium.generate(["poder<vbmod><pri><p2><sg>"], "pt", "BR") == ["podes"]
     assert apertium.generate([], "es") == []
     assert {"es", "fr", "pt"} <= apertium.generated_languages()
+
+
+def test_only_the_warm_languages_pairs_start_with_it_the_others_at_their_first_message() -> None:
+    engine = ApertiumEngine(["en", "es", "ca"], warm=["en", "es"])
+    try:
+        engine.load()
+        assert {"eng-spa", "spa-eng", "en-analyzer", "es-analyzer"} <= set(engine._pipelines)
+        assert not any("cat" in name or "ca-" in name for name in engine._pipelines)
+        [result] = engine.translate([("The house is red.",)], "en", "ca")
+        assert result is not None and "casa" in to_tagged(result)
+        assert "eng-cat" in engine._pipelines
+    finally:
+        engine.close()

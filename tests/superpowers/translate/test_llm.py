@@ -89,6 +89,15 @@ def test_a_line_drifted_into_another_script_is_asked_again() -> None:
     assert len(engine.chats) == 2
 
 
+def test_a_line_caught_in_a_loop_is_asked_again() -> None:
+    line = "Thanks, the refund for order 7781 is on its way."
+    loop = " Gracias, el reembolso el reembolso el reembolso el reembolso del pedido 7781."
+    engine = ScriptedEngine([loop, " Gracias, el reembolso del pedido 7781 está en camino."])
+    [result] = LlmTranslator(engine, ["en", "es"]).translate([(line,)], "en", "es")
+    assert result == ("Gracias, el reembolso del pedido 7781 está en camino.",)
+    assert len(engine.chats) == 2
+
+
 def test_post_edit_shows_the_draft() -> None:
     engine = ScriptedEngine([" Claro"])
     translator = LlmTranslator(engine, ["en", "es"])

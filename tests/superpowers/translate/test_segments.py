@@ -10,7 +10,12 @@ from threadwise.protocol import Formality
 from threadwise.superpowers.translate.job import Wording
 from threadwise.superpowers.translate.llm import StandIn
 from threadwise.superpowers.translate.registers import RegisterKeeper
-from threadwise.superpowers.translate.segments import STOOD_IN, Translated, translate_segmented
+from threadwise.superpowers.translate.segments import (
+    STOOD_IN,
+    UNCHANGED,
+    Translated,
+    translate_segmented,
+)
 from threadwise.text.html_segments import HtmlSegmenter
 from threadwise.text.languages import LanguageTag
 from threadwise.text.markdown_segments import MarkdownSegmenter
@@ -92,7 +97,25 @@ def test_a_line_the_fast_engine_stood_in_for_is_named_so() -> None:
 
 def test_a_message_without_words_is_returned_as_it_is() -> None:
     backend = FakeBackend()
-    assert translated(backend, "👍") == [Translated("👍", "fake:en-es")]
+    assert translated(backend, "👍") == [Translated("👍", UNCHANGED)]
+
+
+def test_a_message_the_engine_gave_back_as_written_is_not_reported_as_translated() -> None:
+    # LibreTranslate's most reported defect: an untranslated message said to be translated.
+    backend = FakeBackend(lambda parts: parts)
+    results = translated(backend, "Where is **my order**?", "Thanks")
+    assert results == [
+        Translated("Where is **my order**?", UNCHANGED),
+        Translated("Thanks", UNCHANGED),
+    ]
+
+
+def test_a_loop_the_engine_fell_into_is_cut() -> None:
+    def loops(parts: Parts) -> Parts:
+        return tuple(p if isinstance(p, Tag) else "EL PEDIDO " * 6 + p.upper() for p in parts)
+
+    [result] = translated(FakeBackend(loops), "It arrived.")
+    assert result == Translated("EL PEDIDO IT ARRIVED.", "fake:en-es")
 
 
 def test_html_is_translated_in_its_text_its_markup_copied() -> None:

@@ -12,7 +12,7 @@ import { fromLines, toLines } from './transcript.js';
 const $ = (id) => document.getElementById(id);
 const ASPECTS = ['issue', 'resolution', 'resolutionStatus', 'nextSteps', 'sentiment', 'chapterTitle', 'narrative', 'recap', 'entities'];
 const TARGETS = ['en', 'es', 'fr', 'de', 'pt'];
-const SUMMARY_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it', 'nl'];
+const SUMMARY_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it', 'nl', 'sv', 'id'];
 const DRAFT = 'threadwise.playground.draft';
 
 const state = {

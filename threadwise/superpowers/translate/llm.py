@@ -42,6 +42,7 @@ from threadwise.superpowers.translate.registers import Registers
 from threadwise.text.formality import instruction
 from threadwise.text.injection import addresses_model, restored
 from threadwise.text.languages import LanguageIdentifier, language_name
+from threadwise.text.repetition import looped
 from threadwise.text.scripts import drifted
 from threadwise.text.tagged import Part, Parts, parse_tags, tags_of, text_of, to_tagged
 
@@ -243,7 +244,8 @@ class LlmTranslator:
         reference: Parts | None,
     ) -> bool:
         """Whether ``parts`` reads as a translation of ``segment``: about as long, in the
-        target language, and near the fast engine's ``reference`` where there is one."""
+        target language, in no loop of its own, and near the fast engine's ``reference``
+        where there is one."""
         letters = _letters(text_of(segment))
         if letters >= MIN_LETTERS_CHECKED:
             ratio = _letters(text_of(parts)) / letters
@@ -253,6 +255,8 @@ class LlmTranslator:
                 return False
         if self._in_other_language(segment, parts, source, target):
             return False
+        if looped(text_of(parts)) and not looped(text_of(segment)):
+            return False  # a loop ("the order the order the order…"): asked again
         if reference is None or _letters(text_of(reference)) < MIN_LETTERS_CHECKED:
             return True
         return overlap(text_of(parts), text_of(reference)) >= MIN_OVERLAP

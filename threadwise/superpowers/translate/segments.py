@@ -3,8 +3,10 @@
 All the group's segments go to the engine at once (one prompt for the model). A segment
 whose tags did not survive, or whose Markdown came out different, is translated again split
 at its markup; a Markdown message whose structure still differs is returned as written
-rather than broken. HTML, XML and plain text need only the tags checked: their markup is
-the tags' (``text.html_segments``), or there is none.
+rather than broken. Whatever the engine, a loop it fell into is cut (``text.repetition``),
+and a message it gave back as written is reported as untranslated (``engine: "none"``).
+HTML, XML and plain text need only the tags checked: their markup is the tags'
+(``text.html_segments``), or there is none.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from threadwise.superpowers.translate.routing import NO_ENGINE
 from threadwise.text.escaping import encoder, escaper
 from threadwise.text.markdown_segments import is_plain
 from threadwise.text.markdown_structure import inline_problems, structure_problems
+from threadwise.text.repetition import cut_loops
 from threadwise.text.segmented import Segment, SegmentedMessage
 from threadwise.text.tagged import Parts, Tag, text_of
 
@@ -68,7 +71,12 @@ def translate_segmented(
     )
     results = []
     for message, stood_in_for_the_model in zip(messages, fast_lines, strict=True):
-        text = message.render([next(rendered) for _ in message.segments])
+        text = cut_loops(message.render([next(rendered) for _ in message.segments]), message.text)
+        if text.strip() == message.text.strip():
+            # Given back as written (a pass-through, or nothing to translate): said so, not
+            # reported as the engine's translation.
+            results.append(Translated(message.text, UNCHANGED))
+            continue
         problems = _structure_problems(message, text)
         if problems:
             # The segments were fine alone but not together: split every one of them.
