@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from threadwise.text.protected import protected_counts
-from threadwise.text.terms import Term, mask_terms, near_spans
+from threadwise.text.terms import Term, mask_terms, near_spans, whole_words
 
 TERMS = (
     Term("dashboard", "panel de control"),
@@ -54,3 +56,25 @@ def test_near_spans_find_a_terms_own_wording_in_context() -> None:
     assert near_spans("top-up", "Compre um recarte de 2 GB.", 1) == []
     twice = "La actualización falló; pruebe la actualización otra vez."
     assert near_spans("firmware actualización", twice, 1) == []
+
+
+def test_a_term_in_a_script_without_spaces_is_found_inside_a_run_of_letters() -> None:
+    masked = mask_terms(
+        "我的订单号4471还没有到。注文番号は4471です。",
+        [
+            Term("订单", "order"),
+            Term("注文", "order"),
+        ],
+    )
+    assert masked.text == "我的[TERM_1]号4471还没有到。[TERM_1]番号は4471です。"
+    assert [count for _, count in masked.counts] == [1, 1]
+    # In an alphabet a term is still a whole word: "dashboards" is not "dashboard".
+    assert mask_terms("dashboards", [Term("dashboard", "panel")]).text == "dashboards"
+
+
+def test_whole_words_bounds_only_the_edges_written_in_an_alphabet() -> None:
+    assert re.findall(whole_words("订单"), "我的订单号") == ["订单"]
+    # Beside Chinese letters a word in an alphabet begins: "买iPhone" is "buy" and "iPhone".
+    assert re.findall(whole_words("iPhone"), "买iPhone订单") == ["iPhone"]
+    assert re.findall(whole_words("iPhone"), "iPhones") == []
+    assert re.findall(whole_words("top-up"), "a top-up, top-ups") == ["top-up"]

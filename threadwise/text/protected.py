@@ -1,4 +1,5 @@
-"""Text that no engine may see or change: URLs, e-mail addresses, @mentions, emoji, placeholders.
+"""Text that no engine may see or change: URLs, e-mail addresses, @mentions, emoji, placeholders,
+and the marks that set the direction of right-to-left text.
 
 (Code spans and blocks are found by the Markdown parser, not here.)
 """
@@ -34,9 +35,13 @@ _PLACEHOLDER = (
     r"|(?<![\w:]):(?=[0-9_+-]*[a-z])[a-z0-9_+-]++:(?![\w:])"  # :smile:
     r"|\[[A-Z][A-Z_]{1,30}_\d{1,4}\]"  # [EMAIL_1]: personal data kept from the engines
 )
+# Direction marks and embeddings (LRM, RLM, ALM, LRE…PDF, LRI…PDI): in Arabic or Hebrew
+# text they keep a number, code or name written left to right in its place; engines drop
+# them, so they are kept where they were, as any protected text is.
+_BIDI = r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+"
 PROTECTED = re.compile(
     rf"(?P<url>{_URL})|(?P<email>{_EMAIL})|(?P<mention>{_MENTION})"
-    rf"|(?P<placeholder>{_PLACEHOLDER})|(?P<emoji>{_KEYCAP}|{_EMOJI})"
+    rf"|(?P<placeholder>{_PLACEHOLDER})|(?P<emoji>{_KEYCAP}|{_EMOJI})|(?P<bidi>{_BIDI})"
 )
 # A URL usually does not end with the punctuation of the sentence around it.
 _URL_TRAILER = frozenset(".,;:!?*_~")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from threadwise.text.protected import protected_spans
+from threadwise.text.scripts import script_of
 from threadwise.text.spans import DisjointSpans
 
 
@@ -113,14 +114,35 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+# Scripts written without spaces between words: a term in them is found inside a run of
+# letters ("订单" in "我的订单号"), where a term in an alphabet must be a whole word; beside
+# their letters a word in an alphabet begins or ends ("买iPhone").
+UNSPACED_SCRIPTS = frozenset({"Han", "Hiragana", "Katakana", "Thai"})
+_UNSPACED_LETTERS = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# A letter or digit of a word that spaces end: one of an alphabet.
+_SPACED_WORD = rf"[^\W{_UNSPACED_LETTERS}]"
+
+
+def whole_words(phrase: str) -> str:
+    """A pattern of ``phrase`` (escaped) as a whole word or words: at an edge written in an
+    alphabet, not inside a longer word of an alphabet; at an edge in a script without
+    spaces, anywhere."""
+    phrase = phrase.strip()
+    if not phrase:
+        return re.escape(phrase)
+    lead = "" if script_of(phrase[0]) in UNSPACED_SCRIPTS else rf"(?<!{_SPACED_WORD})"
+    trail = "" if script_of(phrase[-1]) in UNSPACED_SCRIPTS else rf"(?!{_SPACED_WORD})"
+    return f"{lead}{re.escape(phrase)}{trail}"
+
+
 @functools.lru_cache(maxsize=256)
 def _pattern(terms: tuple[Term, ...]) -> re.Pattern[str]:
     """One pattern for all terms, the longest first, each a whole word or words."""
     alternatives = []
     for term in sorted(terms, key=lambda t: len(t.source), reverse=True):
-        escaped = re.escape(term.source.strip())
-        alternatives.append(escaped if term.case_sensitive else f"(?i:{escaped})")
-    return re.compile(rf"(?<!\w)(?:{'|'.join(alternatives)})(?!\w)")
+        bounded = whole_words(term.source)
+        alternatives.append(bounded if term.case_sensitive else f"(?i:{bounded})")
+    return re.compile("|".join(alternatives))
 
 
 def _key(term: Term) -> str:

@@ -151,3 +151,8 @@ def test_plain_text_is_written_back_unescaped_and_unchecked_as_markdown() -> Non
     )
     [done] = translate_segmented(backend, [PlainSegmenter().segment("Hi\nyou\n\n# there")])
     assert done.text == "1. *Hi*\n1. *you*\n\n1. *# there*"
+
+
+def test_direction_marks_stay_where_they_were() -> None:
+    [result] = translated(FakeBackend(), "Order \u200f4471\u200f has \u2066ABC-12\u2069 in it.")
+    assert result.text == "ORDER \u200f4471\u200f HAS \u2066ABC-12\u2069 IN IT."

@@ -21,7 +21,7 @@ from threadwise.superpowers.translate.segments import UNCHANGED, Translated, tra
 from threadwise.text.markdown_segments import MarkdownSegmenter, is_plain
 from threadwise.text.segmented import SegmentedMessage, Segmenter
 from threadwise.text.sentences import split_sentences
-from threadwise.text.terms import MaskedTerms, mask_terms, near_spans
+from threadwise.text.terms import MaskedTerms, mask_terms, near_spans, whole_words
 
 # Terms whose machine translation is remembered (each a few milliseconds to ask again).
 _TERM_TRANSLATIONS = 10_000
@@ -156,9 +156,9 @@ class TermTranslator:
         direction = (backend.kind, backend.source, backend.target.tag)
         for term, count in masked.counts:
             own = self._term_translations.get((*direction, term.source.casefold()), "").strip()
-            found = [
-                m.span() for m in re.finditer(rf"(?<!\w){re.escape(own)}(?!\w)", translated, re.I)
-            ]
+            found = (
+                [m.span() for m in re.finditer(whole_words(own), translated, re.I)] if own else []
+            )
             if own and len(found) != count:
                 found = near_spans(own, translated, count)
             if not own or len(found) != count:
@@ -174,7 +174,7 @@ class TermTranslator:
 
 
 def _occurrences(phrase: str, text: str) -> int:
-    return len(re.findall(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.IGNORECASE))
+    return len(re.findall(whole_words(phrase), text, re.IGNORECASE))
 
 
 def _told_terms_kept(translated: str, masked: MaskedTerms) -> str | None:
