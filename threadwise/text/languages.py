@@ -152,8 +152,8 @@ def translation_language(
         reason = (
             f"translation {way} {name} is experimental (chrF {chrf} on NTREX, below the "
             f"{THRESHOLDS['usable']:g} of 'usable'), and this organization's policy does not "
-            "allow experimental languages (threadwise organizations set "
-            "--experimental-languages yes)"
+            "allow experimental languages (its operator allows them with `threadwise "
+            "organizations set ORG --experimental-languages yes`)"
         )
     elif label is None and chrf is not None:
         reason = (
