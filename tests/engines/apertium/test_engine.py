@@ -174,3 +174,21 @@ def test_only_the_warm_languages_pairs_start_with_it_the_others_at_their_first_m
         assert "eng-cat" in engine._pipelines
     finally:
         engine.close()
+
+
+def test_of_the_cold_pairs_only_those_used_last_keep_running() -> None:
+    engine = ApertiumEngine(["en", "es", "ca", "gl"], warm=["en", "es"], max_cold=1)
+    try:
+        engine.load()
+        [catalan] = engine.translate([("The house is red.",)], "en", "ca")
+        assert engine._pipelines["eng-cat"]._processes
+        [galician] = engine.translate([("The house is red.",)], "en", "gl")
+        # Catalan's was used longest ago: its processes are stopped, Galician's run.
+        assert not engine._pipelines["eng-cat"]._processes
+        assert engine._pipelines["en-gl"]._processes
+        assert engine._pipelines["eng-spa"]._processes  # a warm pair is never stopped
+        # Used again, it starts again, and answers as before.
+        assert engine.translate([("The house is red.",)], "en", "ca") == [catalan]
+        assert not engine._pipelines["en-gl"]._processes and galician is not None
+    finally:
+        engine.close()

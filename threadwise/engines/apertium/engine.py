@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from threadwise.deadlines import Deadline
@@ -58,6 +58,9 @@ _ISO_639_1 = {
     "ind": "id",
 }
 _MODE_NAME = re.compile(r"^([a-z]{2,3})-([a-z]{2,3})(?:_([A-Za-z]+))?$")
+# Pipelines of pairs not warm that keep running once used (the others' processes are
+# stopped, and start again at their next use): each is several processes, up to 200 MB.
+MAX_COLD_PIPELINES = 8
 # Larger requests go through in several exchanges, their deadline checked between them.
 EXCHANGE_CHARACTERS = 32_768
 
@@ -67,7 +70,8 @@ class ApertiumEngine:
 
     ``load`` starts the pipelines (and dictionaries) of the pairs between ``warm`` languages
     (all, if not given), so that their first message waits for none; the others start at
-    their first message (a cold pipeline takes about 0.1-0.5 s). Each pipeline is several
+    their first message (a cold pipeline takes about 0.1-0.5 s), and at most ``max_cold`` of
+    them keep running: the one used longest ago is stopped. Each pipeline is several
     processes, some of 200 MB: all the pairs of 29 languages, started at once in every
     replica, filled a 24 GiB machine's memory in the tests.
     """
@@ -80,9 +84,18 @@ class ApertiumEngine:
         modes_dir: Path = MODES_DIR,
         timeout: float = WATCHDOG_SECONDS,
         warm: Sequence[str] | None = None,
+        max_cold: int = MAX_COLD_PIPELINES,
     ) -> None:
         self._modes = _find_modes(modes_dir, set(languages))
         self._warm = set(languages if warm is None else warm)
+        self._warm_modes = {
+            mode.stem
+            for (source, target, _), mode in self._modes.items()
+            if {source, target} <= self._warm
+        }
+        self._max_cold = max_cold
+        # The running pipelines of pairs not warm, the one used last, last.
+        self._cold: dict[str, ApertiumPipeline] = {}
         self._pipelines: dict[str, ApertiumPipeline] = {}
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -115,18 +128,41 @@ class ApertiumEngine:
         return "apertium:" + "+".join(m.stem for m in self._mode_chain(source, target, region))
 
     def _pipeline(self, mode_file: Path) -> ApertiumPipeline:
+        return self._kept(
+            mode_file.stem,
+            lambda: ApertiumPipeline(mode_file, self._timeout),
+            self._warm_mode(mode_file),
+        )
+
+    def _warm_mode(self, mode_file: Path) -> bool:
+        return mode_file.stem in self._warm_modes
+
+    def _kept(
+        self, name: str, make: Callable[[], ApertiumPipeline], warm: bool
+    ) -> ApertiumPipeline:
+        """The pipeline called ``name`` (made by ``make`` the first time). Of the others'
+        (pairs of languages not warm), the ``max_cold`` used last keep running; the
+        processes of one used before them are stopped, and start again at its next use."""
         with self._lock:
-            pipeline = self._pipelines.get(mode_file.stem)
+            pipeline = self._pipelines.get(name)
             if pipeline is None:
-                pipeline = ApertiumPipeline(mode_file, self._timeout)
-                self._pipelines[mode_file.stem] = pipeline
+                pipeline = make()
+                self._pipelines[name] = pipeline
+            parked = []
+            if not warm:
+                self._cold.pop(name, None)
+                self._cold[name] = pipeline  # the last used, last
+                while len(self._cold) > self._max_cold:
+                    parked.append(self._cold.pop(next(iter(self._cold))))
+        for idle in parked:
+            idle.close()  # after an exchange in flight, if any
         return pipeline
 
     def load(self) -> None:
         """Start the warm pairs' pipelines and send a word through each: their dictionaries
         are then in memory."""
-        for (source, target, _), mode_file in self._modes.items():
-            if {source, target} <= self._warm:
+        for mode_file in self._modes.values():
+            if self._warm_mode(mode_file):
                 self._pipeline(mode_file).translate([to_stream(("Hello.",))])
         for language in self._analyzer_modes():
             if language in self._warm:
@@ -147,14 +183,14 @@ class ApertiumEngine:
         morphological analyzer writes them (``Daniel<np><ant><m><sg>``; ``*Okafor``:
         unknown; a word longer than ``MAX_WORD_CHARACTERS`` is unknown unasked)."""
         mode_file = self._analyzer_modes()[language]
-        name = f"{language}-analyzer"
-        with self._lock:
-            pipeline = self._pipelines.get(name)
-            if pipeline is None:
-                # A mode's first program is its source language's morphological analyzer.
-                analyzer = parse_mode_file(mode_file)[:1]
-                pipeline = ApertiumPipeline(mode_file, self._timeout, commands=analyzer)
-                self._pipelines[name] = pipeline
+        # A mode's first program is its source language's morphological analyzer.
+        pipeline = self._kept(
+            f"{language}-analyzer",
+            lambda: ApertiumPipeline(
+                mode_file, self._timeout, commands=parse_mode_file(mode_file)[:1]
+            ),
+            language in self._warm,
+        )
         # Long words are not asked; the runs of words between them go in one exchange, a text
         # each, with a final blank (in null-flush mode the analyzer drops a last word that
         # follows an unknown one: "x house" came back as "x" alone).
@@ -205,18 +241,16 @@ class ApertiumEngine:
 
     def _generator(self, mode_file: Path) -> ApertiumPipeline:
         """A pipeline of the mode's last programs, from its morphological generator on."""
-        name = f"{mode_file.stem}-generator"
-        with self._lock:
-            pipeline = self._pipelines.get(name)
-            if pipeline is None:
-                commands = parse_mode_file(mode_file)
-                first = next(i for i, c in enumerate(commands) if c[-1].endswith(".autogen.bin"))
-                # "-g", not the mode's "-n": a form it cannot write comes back marked ("#").
-                generator = ["-g" if arg == "-n" else arg for arg in commands[first]]
-                chain = [generator, *commands[first + 1 :]]
-                pipeline = ApertiumPipeline(mode_file, self._timeout, commands=chain)
-                self._pipelines[name] = pipeline
-        return pipeline
+
+        def make() -> ApertiumPipeline:
+            commands = parse_mode_file(mode_file)
+            first = next(i for i, c in enumerate(commands) if c[-1].endswith(".autogen.bin"))
+            # "-g", not the mode's "-n": a form it cannot write comes back marked ("#").
+            generator = ["-g" if arg == "-n" else arg for arg in commands[first]]
+            chain = [generator, *commands[first + 1 :]]
+            return ApertiumPipeline(mode_file, self._timeout, commands=chain)
+
+        return self._kept(f"{mode_file.stem}-generator", make, self._warm_mode(mode_file))
 
     def _analyzer_modes(self) -> dict[str, Path]:
         """A mode file per source language (its analyzer is the same in each)."""
@@ -259,6 +293,7 @@ class ApertiumEngine:
             for pipeline in self._pipelines.values():
                 pipeline.close()
             self._pipelines.clear()
+            self._cold.clear()
 
 
 # What a lexical form may not hold (its tags' "<>" and a compound's "+" it may).
