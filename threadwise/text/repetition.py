@@ -27,7 +27,8 @@ def looped(text: str) -> bool:
 
 def cut_loops(text: str, original: str) -> str:
     """``text`` with each loop cut to one copy of its unit, unless ``original`` loops too."""
-    if looped(original) or not looped(text):
+    # The translation first: it seldom loops, and then the original need not be read.
+    if not looped(text) or looped(original):
         return text
     # A space after the text, so that its last copy of a unit matches as the others do; the
     # text's last character is then that space still, whatever was cut.
