@@ -207,12 +207,16 @@ async def test_usage_and_languages(live_server: LiveServer, services: Services) 
         )
         usage = await threadwise.usage(account.organization)
         languages = await threadwise.languages()
+        from_english = await threadwise.languages(source="en-US")
     assert usage.organization_id == account.organization and usage.requests == 1
     assert usage.characters_translated == 2 * len(ENGLISH) and usage.quota is None
     assert any(
-        p.source == "en" and p.target == "es" and p.fast_engine for p in languages.translation
+        p.source == "en" and p.target == "es" and p.fast_engine and p.quality_label == "good"
+        for p in languages.translation
     )
     assert "en" in languages.summary
+    assert {p.source for p in from_english.translation} == {"en"}
+    assert len(from_english.translation) == len(languages.raw["languages"]) - 1
 
 
 async def test_an_api_key_is_sent_as_the_bearer(

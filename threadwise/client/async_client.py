@@ -300,9 +300,11 @@ class ThreadwiseClient(JobCalls):
 
     # --- resources -------------------------------------------------------------------------
 
-    async def languages(self) -> Languages:
-        """What can be translated (and by which engine per tier), and summarized."""
-        return Languages.from_wire((await self.request("GET", "/languages")).json())
+    async def languages(self, *, source: str | None = None, target: str | None = None) -> Languages:
+        """What can be translated (by which engine per tier, how well), and summarized; with
+        ``source`` or ``target``, only the directions from or into that language."""
+        params = {k: v for k, v in (("source", source), ("target", target)) if v is not None}
+        return Languages.from_wire((await self.request("GET", "/languages", params=params)).json())
 
     async def usage(
         self, organization: str, *, first: str | None = None, last: str | None = None

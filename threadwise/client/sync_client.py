@@ -95,8 +95,8 @@ class SyncClient:
 
         return self._runner.run(drafts())
 
-    def languages(self) -> Languages:
-        return self._runner.run(self._client.languages())
+    def languages(self, *, source: str | None = None, target: str | None = None) -> Languages:
+        return self._runner.run(self._client.languages(source=source, target=target))
 
     def usage(self, organization: str, **days: str | None) -> Usage:
         return self._runner.run(self._client.usage(organization, **days))
