@@ -5,7 +5,9 @@
 On ``bench/data/formality_sentences.jsonl`` (40 English support messages a language, each
 with a formal and an informal reference into es, fr, de and pt-PT, and the marker words only
 one register has), through the translate superpower with the real engines, in each tier:
-each language's messages as one request per register (formal, informal, and default).
+each language's messages as one request per register (formal, informal, and default). A language
+given rules in ``text.formality`` but no references here takes the same 40 English messages,
+checked by the rules alone (how the languages in docs/guides/formality.md were tried).
 Printed per tier, language and register:
 - the share in the register asked for by the pronoun and verb-form rules
   (``text.formality.RegisterCheck``; target >= 95%), and, as a check written apart from
@@ -32,7 +34,7 @@ from threadwise.engines.apertium import ApertiumEngine
 from threadwise.payload import PayloadLimits, parse_message_body
 from threadwise.protocol import Formality
 from threadwise.services import Services
-from threadwise.text.formality import RegisterCheck, addresses_reader
+from threadwise.text.formality import RegisterCheck, addresses_reader, distinguishes
 
 SET = Path(__file__).with_name("data") / "formality_sentences.jsonl"
 REGISTERS: tuple[Formality, ...] = ("formal", "informal")
@@ -76,7 +78,8 @@ async def run(
     services: Services, lines: list[dict[str, Any]], check: RegisterCheck, tiers: list[str]
 ) -> None:
     for tier in tiers:
-        totals = {r: [0, 0, 0] for r in REGISTERS}  # by rules, by markers, of
+        # by the rules, by the markers, of, of those with markers
+        totals = {r: [0, 0, 0, 0] for r in REGISTERS}
         for language in sorted({x["target_language"] for x in lines}):
             group = [x for x in lines if x["target_language"] == language]
             region = "PT" if group[0].get("variant") == "pt-PT" else None
@@ -92,29 +95,39 @@ async def run(
                     speaks = addresses_reader(line["text"], "en")
                     wrong = check.problems(text, language, region, register, speaks)
                     by_rules += not wrong
-                    by_markers += not any(has_word(m, text) for m in line["markers"][other])
+                    markers = line.get("markers", {}).get(other, [])
+                    by_markers += not any(has_word(m, text) for m in markers)
                     if wrong:
                         print(f"  {line['id']} {tier} {register}: {wrong} in {text!r}")
-                references = [[x[register] for x in group]]
-                chrf = CHRF().corpus_score(texts, references).score
-                chrf_default = CHRF().corpus_score(default, references).score
                 n = len(group)
+                referenced = register in group[0]
                 totals[register] = [
                     totals[register][0] + by_rules,
-                    totals[register][1] + by_markers,
+                    totals[register][1] + by_markers * referenced,
                     totals[register][2] + n,
+                    totals[register][3] + n * referenced,
                 ]
+                if referenced:
+                    references = [[x[register] for x in group]]
+                    chrf = CHRF().corpus_score(texts, references).score
+                    chrf_default = CHRF().corpus_score(default, references).score
+                    against = (
+                        f", {by_markers}/{n} ({by_markers / n:.0%}) by the markers; chrF "
+                        f"{chrf:.1f} (default {chrf_default:.1f})"
+                    )
+                else:
+                    against = " (no references)"
                 print(
                     f"{tier:7} en→{language} {register:8}: {by_rules}/{n} ({by_rules / n:.0%}) by "
-                    f"the rules, {by_markers}/{n} ({by_markers / n:.0%}) by the markers; chrF "
-                    f"{chrf:.1f} (default {chrf_default:.1f}); {seconds:.1f} s (default "
-                    f"{default_seconds:.1f} s); engine {engines[0]!r}",
+                    f"the rules{against}; {seconds:.1f} s (default {default_seconds:.1f} s); "
+                    f"engine {engines[0]!r}",
                     flush=True,
                 )
-        for register, (rules, markers, n) in totals.items():
+        for register, (rules, markers, n, marked) in totals.items():
             print(
                 f"{tier:7} all {register:8}: {rules}/{n} ({rules / max(n, 1):.1%}) by the rules "
-                f"(target >= 95%), {markers}/{n} ({markers / max(n, 1):.1%}) by the markers"
+                f"(target >= 95%), {markers}/{marked} ({markers / max(marked, 1):.1%}) by the "
+                "markers"
             )
 
 
@@ -125,12 +138,27 @@ def main() -> None:
     parser.add_argument("--tiers", default="quality,fast")
     args = parser.parse_args()
     wanted = args.languages.split(",")
-    lines = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
-    lines = [x for x in lines if x["target_language"] in wanted]
+    for language in wanted:
+        if not distinguishes(language):
+            raise SystemExit(f"{language}: no register rules (text.formality), nothing to measure")
+    every = [json.loads(line) for line in SET.read_text().splitlines() if line.strip()]
+    lines = [x for x in every if x["target_language"] in wanted]
+    written = {x["target_language"] for x in every}
+    english = [x for x in every if x["target_language"] == "es"]
+    lines += [
+        {
+            "id": x["id"].replace("-es-", f"-{language}-"),
+            "target_language": language,
+            "text": x["text"],
+        }
+        for language in wanted
+        if language not in written
+        for x in english
+    ]
     lines = [x for x in lines if int(x["id"].rsplit("-", 1)[1]) <= args.limit]
     # The model takes its time: no fallback to a fast engine.
     with loaded_services(translation_timeout_seconds=900) as services:
-        apertium = ApertiumEngine(("en", "es", "fr", "de", "pt"))
+        apertium = ApertiumEngine(("en", "es", "fr", "de", "pt"))  # the analyzers
         check = RegisterCheck(apertium.analyze, apertium.analyzed_languages())
         asyncio.run(run(services, lines, check, args.tiers.split(",")))
         apertium.close()
