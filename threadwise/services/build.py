@@ -40,6 +40,7 @@ from threadwise.superpowers.summarize import (
     SummaryOptions,
     prompts,
 )
+from threadwise.superpowers.summarize.output_language import summary_machines
 from threadwise.superpowers.translate import QueuedTranslator, TranslateSuperpower, Translator
 from threadwise.superpowers.translate.llm import LlmTranslator
 from threadwise.superpowers.translate.registers import Registers
@@ -68,21 +69,23 @@ def build_services(settings: Settings, progress: Callable[[str], None] = log.inf
         RegisterCheck(apertium.analyze, apertium.analyzed_languages()),
         Readdresser(apertium.analyze, apertium.generate, apertium.generated_languages()),
     )
+    machine_translators: dict[str, MachineTranslator] = {
+        "apertium": apertium,
+        "bergamot": BergamotEngine(),
+    }
+    # Summaries into Catalan and Galician are translated by Apertium (measured better).
+    summary_engines = summary_machines(machine_translators)
     models = engines.map(
         lambda built: LanguageModel(
             built.engine,
             built.queue,
-            Summarizer(built.engine, identifier, options),
+            Summarizer(built.engine, identifier, options, summary_engines),
             LlmTranslator(built.engine, languages, identifier, registers=registers),
             built.read_ahead,
             built.close,
         )
     )
     default = models.default
-    machine_translators: dict[str, MachineTranslator] = {
-        "apertium": apertium,
-        "bergamot": BergamotEngine(),
-    }
     router = TranslationRouter(
         {
             LLM: default.llm_translator.directions(),

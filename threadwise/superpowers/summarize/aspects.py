@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from threadwise.engines.base import ChatEngine, ChatMessage
+from threadwise.engines.machine import MachineTranslator
 from threadwise.errors import ServiceError
 from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import ErrorCode, NextStep, SentimentShift
@@ -152,9 +153,12 @@ class AspectWriter:
         identifier: LanguageIdentifier,
         custom: Sequence[CustomAspect] = (),
         checks: bool = True,
+        machine: MachineTranslator | None = None,
     ) -> None:
         self.engine = engine
         self.identifier = identifier
+        # What translates the aspects from English where it does better than the model.
+        self.machine = machine
         self.custom = {c.name: c for c in custom}
         self.checks = checks
         # Checked lines by (text, ids, fragments): the narrative and the recap are made of
@@ -321,18 +325,17 @@ class AspectWriter:
         parts = list(dict.fromkeys(text for _, _, text in texts))
         if not parts:
             return
-        done = dict(
-            zip(
-                parts,
-                translate_parts(run, parts, self.engine, self.identifier, prompts.SYSTEM_ASPECTS),
-                strict=True,
-            )
+        result = translate_parts(
+            run, parts, self.engine, self.identifier, prompts.SYSTEM_ASPECTS, self.machine
         )
+        done = dict(zip(parts, result.texts, strict=True))
         by_aspect: dict[int, list[tuple[int, str | None]]] = {}
         for aspect, number, text in texts:
             by_aspect.setdefault(id(aspect), []).append((number, done[text]))
         kept = [text for text in done.values() if text]
-        if not kept or self.identifier.detect(" ".join(kept)) != run.job.language_code:
+        if not kept or not result.in_language(
+            self.identifier, " ".join(kept), run.job.language_code
+        ):
             raise ServiceError(
                 ErrorCode.PROCESSING_FAILED,
                 f"The model did not write the summary in {run.job.language_name} "

@@ -12,10 +12,11 @@ then combined.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatEngine, ChatMessage, read_ahead
+from threadwise.engines.machine import MachineTranslator
 from threadwise.errors import ServiceError
 from threadwise.organizations.aspects import CustomAspect
 from threadwise.protocol import ErrorCode, MessageBody, SummaryFormat
@@ -59,10 +60,14 @@ class Summarizer:
         engine: ChatEngine,
         identifier: LanguageIdentifier,
         options: SummaryOptions | None = None,
+        machines: Mapping[str, MachineTranslator] | None = None,
     ) -> None:
         self.engine = engine
         self.identifier = identifier
         self.options = options or SummaryOptions()
+        # By summary language, the machine engine that translates into it from English
+        # better than the model (``output_language``).
+        self.machines = dict(machines or {})
         self._system_tokens: int | None = None
 
     @property
@@ -100,7 +105,13 @@ class Summarizer:
         summary = Summary(text="", language=job.language, engine=self.engine.name)
         if job.aspects:
             # Each aspect is its own item: no draft to stream, no thread memory.
-            writer = AspectWriter(self.engine, self.identifier, job.custom, self.options.checks)
+            writer = AspectWriter(
+                self.engine,
+                self.identifier,
+                job.custom,
+                self.options.checks,
+                self.machines.get(job.language_code),
+            )
             summary.aspects = writer.write(Run(job, deadline, summary), job.aspects)
             return summary
         if stream is not None:
@@ -281,7 +292,14 @@ class Summarizer:
                 )
         draft = fit_length(draft, job.max_chars)
         if job.language_code != "en":
-            draft = translate_summary(run, draft, self.engine, self.identifier, self.system_prompt)
+            draft = translate_summary(
+                run,
+                draft,
+                self.engine,
+                self.identifier,
+                self.system_prompt,
+                self.machines.get(job.language_code),
+            )
         summary.text = fit_length(draft, job.max_chars)
         # Evidence for the sentences the length limit kept.
         summary.evidence = [e for e in summary.evidence if e.text in summary.text]
