@@ -177,6 +177,13 @@ class Settings(BaseSettings):
         description="Requests of one kind (summaries; translations by the model) waiting for "
         "or holding the model; one more gets `503 OVERLOADED` at once.",
     )
+    llm_batching: int = Field(
+        default=0,
+        ge=0,
+        le=8,
+        description="Requests the embedded model serves at once by continuous batching (their "
+        "calls decode side by side, joining and leaving between steps); 0: one at a time.",
+    )
     summary_notes: bool = Field(
         default=False,
         description="Have the model write notes (issue, actions, outcome) before the summary: "

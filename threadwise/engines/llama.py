@@ -14,6 +14,7 @@ import numpy as np
 from threadwise.deadlines import Deadline
 from threadwise.engines.base import ChatMessage, Completion, answer_starts
 from threadwise.engines.cores import CoreShare
+from threadwise.engines.llama_batching import ContinuousBatcher
 from threadwise.engines.llama_parallel import (
     MAX_SEQUENCES,
     decode_side_by_side,
@@ -63,6 +64,12 @@ class LlamaCppEngine:
     ``keep`` also leave their state in a bounded set of saved states (``prefix_cache_bytes``),
     restored when a later prompt extends it further than the live cache does. ``chat_many``
     decodes up to ``MAX_SEQUENCES`` chats side by side in the one context (``llama_parallel``).
+
+    With ``batching`` (the requests that may call it at once, from as many threads), every
+    call goes to a ``ContinuousBatcher`` instead: the calls of different requests decode side
+    by side, joining and leaving between steps, in a context of ``batching`` times
+    ``context_size`` cells (each call still gets at most ``context_size``); shared prompt
+    prefixes are kept as the batcher's cells rather than saved states.
     """
 
     def __init__(
@@ -75,12 +82,19 @@ class LlamaCppEngine:
         prefix_cache_bytes: int = 0,
         on_call: CallObserver | None = None,
         cores: CoreShare | None = None,
+        batching: int = 0,
+        nice: int = 0,
     ) -> None:
         self._path = model_path
+        self._batching = batching
+        self._nice = nice
+        self._batcher: ContinuousBatcher | None = None
         # Consulted before each decode call: fewer threads while other engines run.
         self.cores = cores
         self._threads_now = threads
-        self.prefix_states = PrefixStates(prefix_cache_bytes) if prefix_cache_bytes else None
+        self.prefix_states = (
+            PrefixStates(prefix_cache_bytes) if prefix_cache_bytes and not batching else None
+        )
         self._on_call = on_call
         self._context_size = context_size
         self._threads = threads
@@ -114,7 +128,7 @@ class LlamaCppEngine:
                 with parallel_sequences(MAX_SEQUENCES):
                     llm = Llama(
                         model_path=str(self._path),
-                        n_ctx=self._context_size,
+                        n_ctx=self._context_size * max(1, self._batching),
                         n_threads=self._threads,
                         n_threads_batch=self._threads,
                         n_batch=self._batch_size,
@@ -129,7 +143,16 @@ class LlamaCppEngine:
                     bos_token=llm._model.token_get_text(llm.token_bos()),
                     stop_token_ids=[llm.token_eos()],
                 )
+                if self._batching:
+                    self._batcher = ContinuousBatcher(
+                        llm, MAX_SEQUENCES, lambda: self._fit_threads(llm), self._nice
+                    )
                 self._llm = llm
+
+    def close(self) -> None:
+        """Stop the batcher's thread (its calls still waiting fail)."""
+        if self._batcher is not None:
+            self._batcher.close()
 
     def _model(self) -> Llama:
         if self._llm is None:
@@ -153,6 +176,11 @@ class LlamaCppEngine:
     ) -> Completion:
         llm = self._model()
         prompt, stops = self._prompt(llm, messages, continue_from, stop)
+        if self._batcher is not None:
+            [done] = self._batched(
+                [(prompt, stops)], [max_tokens], deadline, [continue_from], on_text
+            )
+            return done
         started = time.perf_counter()
         try:
             return self._complete(
@@ -191,6 +219,8 @@ class LlamaCppEngine:
             self._prompt(llm, chat, start, stop)
             for chat, start, stop in zip(chats, starts, every_stop, strict=True)
         ]
+        if self._batcher is not None:
+            return self._batched(rendered, max_tokens, deadline, starts)
         prompts = [prompt for prompt, _ in rendered]
         # As many side by side as the context holds (a long conversation's chunks can fill
         # it before MAX_SEQUENCES do: llama.cpp then finds no cells and the call fails).
@@ -216,6 +246,63 @@ class LlamaCppEngine:
                 )
             )
         return results
+
+    def _batched(
+        self,
+        rendered: Sequence[tuple[list[int], list[str]]],
+        max_tokens: Sequence[int],
+        deadline: Deadline | None,
+        starts: Sequence[str],
+        on_text: Callable[[str], None] | None = None,
+    ) -> list[Completion]:
+        """Chats already rendered, answered by the continuous batcher."""
+        assert self._batcher is not None
+        try:
+            for prompt, _ in rendered:
+                if len(prompt) >= self._context_size:  # as llama.cpp refuses one call
+                    raise ValueError(
+                        f"Requested tokens ({len(prompt)}) exceed context window of "
+                        f"{self._context_size}"
+                    )
+            futures = [
+                self._batcher.submit(prompt, budget, stops, deadline, on_text)
+                for (prompt, stops), budget in zip(rendered, max_tokens, strict=True)
+            ]
+        except (ValueError, RuntimeError) as exc:  # too long for the context, or closed
+            raise self._failed_batched(exc) from exc
+        completions = []
+        for future, start in zip(futures, starts, strict=True):
+            try:
+                done = future.result()
+            except ServiceError:
+                raise
+            except Exception as exc:
+                raise self._failed_batched(exc) from exc
+            charge(done.prompt_tokens, done.completion_tokens)
+            if self._on_call is not None:
+                self._on_call(
+                    done.prompt_tokens, done.completion_tokens, done.seconds, done.generating
+                )
+            completions.append(
+                Completion(
+                    text=(start + done.text).strip(),
+                    prompt_tokens=done.prompt_tokens,
+                    completion_tokens=done.completion_tokens,
+                    truncated=done.truncated,
+                )
+            )
+        if deadline is not None:
+            deadline.check()
+        return completions
+
+    def _failed_batched(self, exc: Exception) -> ServiceError:
+        """What to raise for a batched call that failed (the batcher has reset the context)."""
+        log.error("the model failed: %s", exc)
+        return ServiceError(
+            ErrorCode.PROCESSING_FAILED,
+            f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+            "retry the request.",
+        )
 
     def _side_by_side(
         self,

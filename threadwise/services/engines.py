@@ -79,16 +79,20 @@ def _embedded_engine(
         prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
         on_call=metrics.model_call,
         cores=cores if settings.llm_share_cores else None,
+        batching=settings.llm_batching,
+        nice=settings.llm_nice,
     )
-    # One worker: llama.cpp's context takes one call at a time.
+    # One worker: llama.cpp's context takes one call at a time; with continuous batching, as
+    # many as it serves at once (their calls meet in the batcher).
     queue = Scheduler(
-        settings.llm_queue_size,
+        settings.llm_queue_size + settings.llm_batching,
         name=queue_name,
         policy=settings.llm_scheduling,
         observer=metrics,
         nice=settings.llm_nice,
+        workers=max(1, settings.llm_batching),
     )
-    return BuiltEngine(engine, queue, True, lambda: None)
+    return BuiltEngine(engine, queue, True, engine.close)
 
 
 def _remote_engine(

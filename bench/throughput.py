@@ -1,0 +1,113 @@
+"""Benchmark: summaries per minute from one machine, with continuous batching and without.
+
+    python -m bench.throughput [--seconds 60] [--levels 1,2,4,8] [--batching 4]
+                               [--messages 10] [--modes off,on]
+
+For each mode (``THREADWISE_LLM_BATCHING`` 0, then ``--batching``) the service is built with
+the real engines, in this process; at each level, that many clients each send support chats
+(bench/data/support_chats.jsonl, their first ``--messages`` messages, a different chat each
+time and no result cache) through the summarize superpower back to back for ``--seconds``.
+Printed per mode and level: summaries completed in the window, per minute, p50/p95 latency;
+then, per level, batching's summaries per minute against batching off's, and its p50 against
+a lone request's (level 1, batching off). Targets (issue 31): at 4 clients >= 1.8x the
+summaries per minute with p50 <= 2.5x a lone request's; at 1 client <= 1.05x its latency.
+Run it on a quiet machine: two cores are easily oversubscribed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import itertools
+import statistics
+import time
+from typing import Any
+
+from bench.common import loaded_services, percentile, support_chats
+from threadwise.payload import PayloadLimits, parse_message_body
+from threadwise.services import Services
+
+
+def bodies(messages: int) -> list[dict[str, Any]]:
+    """Each support chat cut to its first ``messages`` messages."""
+    cut = []
+    for chat in support_chats():
+        body = copy.deepcopy(chat["body"])
+        conversation = body["request"]["scope"]["conversations"][0]
+        conversation["messages"] = conversation["messages"][:messages]
+        cut.append(body)
+    return cut
+
+
+async def level(
+    services: Services, clients: int, seconds: float, chats: list[dict[str, Any]]
+) -> tuple[int, list[float]]:
+    """Summaries completed within ``seconds`` by ``clients`` sending back to back, and the
+    latency of each (those still running at the end are waited for, not counted)."""
+    turn = itertools.count()
+    latencies: list[float] = []
+    end = time.perf_counter() + seconds
+
+    async def client() -> None:
+        while time.perf_counter() < end:
+            body = copy.deepcopy(chats[next(turn) % len(chats)])
+            parsed = parse_message_body(body, PayloadLimits())
+            started = time.perf_counter()
+            await services.summarize(parsed)
+            if time.perf_counter() <= end:
+                latencies.append(time.perf_counter() - started)
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return len(latencies), latencies
+
+
+def run_mode(
+    batching: int, levels: list[int], seconds: float, chats: list[dict[str, Any]]
+) -> dict[int, tuple[float, float, float]]:
+    """Per level: summaries per minute, p50 and p95 seconds."""
+    figures: dict[int, tuple[float, float, float]] = {}
+    with loaded_services(llm_batching=batching) as services:
+        services.default_summarizer.warm()
+        asyncio.run(level(services, 1, 1.0, chats))  # the first call's set-up out of the way
+        for clients in levels:
+            done, latencies = asyncio.run(level(services, clients, seconds, chats))
+            per_minute = 60 * done / seconds
+            p50 = statistics.median(latencies) if latencies else float("nan")
+            p95 = percentile(latencies, 0.95)
+            figures[clients] = (per_minute, p50, p95)
+            print(
+                f"batching {batching}: {clients} clients: {done} summaries in {seconds:.0f} s, "
+                f"{per_minute:.1f}/min, p50 {p50:.2f} s, p95 {p95:.2f} s",
+                flush=True,
+            )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="window per level")
+    parser.add_argument("--levels", default="1,2,4,8", help="concurrent clients")
+    parser.add_argument("--batching", type=int, default=4, help="THREADWISE_LLM_BATCHING when on")
+    parser.add_argument("--messages", type=int, default=10, help="messages of each chat")
+    parser.add_argument("--modes", default="off,on")
+    args = parser.parse_args()
+    levels = [int(n) for n in args.levels.split(",")]
+    chats = bodies(args.messages)
+    modes = {"off": 0, "on": args.batching}
+    results = {
+        name: run_mode(modes[name], levels, args.seconds, chats) for name in args.modes.split(",")
+    }
+    if set(results) != {"off", "on"}:
+        return
+    off, on = results["off"], results["on"]
+    lone = off[levels[0]][1] if levels[0] == 1 else float("nan")
+    print(f"\nlone request (1 client, batching off): p50 {lone:.2f} s")
+    print(f"{'clients':>7} {'per minute, on/off':>20} {'p50 on / lone':>15}")
+    for clients in levels:
+        ratio = on[clients][0] / off[clients][0] if off[clients][0] else float("nan")
+        print(f"{clients:>7} {ratio:>19.2f}x {on[clients][1] / lone:>14.2f}x")
+
+
+if __name__ == "__main__":
+    main()
