@@ -43,9 +43,13 @@ QUESTIONS = {
 
 @pytest.fixture(scope="module")
 def batched(settings: Settings) -> Iterator[LlamaCppEngine]:
-    """A second instance of the default model, serving two requests at once."""
+    """A second instance of the default model, serving two requests at once; its batches
+    smaller than the batcher's prompt chunk and the others' tokens (llama.cpp would abort
+    the process on a larger one)."""
     path = prepare_model(DEFAULT_MODEL, settings.model_dir, lambda _: None)
-    engine = LlamaCppEngine(path, context_size=2048, threads=settings.llm_threads, batching=2)
+    engine = LlamaCppEngine(
+        path, context_size=2048, threads=settings.llm_threads, batch_size=64, batching=2
+    )
     engine.load()
     yield engine
     engine.close()
@@ -146,3 +150,15 @@ def test_summaries_of_two_requests_at_once_through_the_service(
             assert "INV-10443" in item.content, item.content
     finally:
         built.close()
+
+
+def test_a_long_prompt_is_read_in_chunks_beside_another_answer(batched: LlamaCppEngine) -> None:
+    numbers = " ".join(str(n) for n in range(300, 420))  # ~360 tokens: several batches
+    long_prompt = _question(f"Here are numbers: {numbers}. What colour is fresh snow?")
+    with ThreadPoolExecutor(2) as pool:
+        counting = pool.submit(
+            batched.chat, COUNTING, max_tokens=40, continue_from="1", stop=["\n6"]
+        )
+        snow = batched.chat(long_prompt, max_tokens=5)
+    assert snow.prompt_tokens > 300 and "white" in snow.text.lower(), snow
+    assert counting.result().text.split() == ["1", "2", "3", "4", "5"]

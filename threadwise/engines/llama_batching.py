@@ -171,7 +171,7 @@ class ContinuousBatcher:
             except OSError as exc:
                 log.warning("could not lower the batcher's priority: %s", exc)
 
-        batch = llama_cpp.llama_batch_init(max(PROMPT_CHUNK, self._slots) + self._slots, 0, 1)
+        batch = llama_cpp.llama_batch_init(PROMPT_CHUNK + self._slots, 0, 1)
         try:
             while True:
                 with self._cond:
@@ -280,7 +280,8 @@ class ContinuousBatcher:
             if not sequence.prefilling:
                 position = len(sequence.prompt) + len(sequence.tokens) - 1
                 sequence.logits_at = add(sequence.tokens[-1], position, sequence.slot, True)
-        budget = PROMPT_CHUNK
+        # Never past the context's batch size (llama.cpp aborts the process beyond it).
+        budget = min(PROMPT_CHUNK, self._llm.n_batch - batch.n_tokens)
         for sequence in active:
             while sequence.prefilling and budget > 0:
                 last = sequence.fed == len(sequence.prompt) - 1
