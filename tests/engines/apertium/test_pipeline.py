@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from threadwise.engines.apertium import ApertiumEngine
+from threadwise.engines.apertium.pipeline import ApertiumPipeline
 from threadwise.engines.machine import TranslationEngineError
 
 
@@ -36,5 +39,47 @@ def test_a_hung_pipeline_fails_at_once_and_is_restarted() -> None:
             engine.translate([("The house is red.",)], "en", "es")
         assert engine.translate([("Buenos días.",)], "es", "fr") == [("Bonjour.",)]
         assert engine.translate([("The house is red.",)], "en", "es") == [("La casa es roja.",)]
+    finally:
+        engine.close()
+
+
+def _queued(pipeline: ApertiumPipeline, count: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(pipeline._queue) < count:
+        assert time.monotonic() < deadline, "the callers never queued"
+        time.sleep(0.01)
+
+
+def test_callers_waiting_for_a_pass_share_the_next_one(apertium: ApertiumEngine) -> None:
+    apertium.translate([("Good morning.",)], "en", "es")
+    pipeline = apertium._pipeline(apertium._mode_chain("en", "es", None)[0])
+    # Stream-format texts, as the engine sends them: each answered as alone.
+    sentences = {s: pipeline.translate([s])[0] for s in ("The house is red", "Good morning.")}
+    assert set(sentences.values()) == {"La casa es roja", "Buenos días."}
+    with ThreadPoolExecutor(len(sentences)) as pool:
+        with pipeline._lock:  # a pass runs: the callers wait, queued
+            futures = {s: pool.submit(pipeline.translate, [s]) for s in sentences}
+            _queued(pipeline, len(sentences))
+            passes = next(pipeline._markers)
+        for sentence, future in futures.items():
+            assert future.result(timeout=10) == [sentences[sentence]]
+    assert next(pipeline._markers) == passes + 2  # one pass for both
+
+
+def test_a_joined_pass_that_hangs_is_tried_again_one_caller_at_a_time() -> None:
+    engine = ApertiumEngine(["en", "es"])
+    try:
+        engine.translate([("Good morning.",)], "en", "es")
+        pipeline = engine._pipeline(engine._mode_chain("en", "es", None)[0])
+        with ThreadPoolExecutor(2) as pool:
+            with pipeline._lock:
+                first = pool.submit(pipeline.translate, ["The house is red"])
+                second = pool.submit(pipeline.translate, ["Good morning."])
+                _queued(pipeline, 2)
+                os.kill(pipeline._processes[5].pid, signal.SIGSTOP)
+            # The joined pass hangs (2 s); each caller's text alone then goes through the
+            # restarted pipeline.
+            assert first.result(timeout=30) == ["La casa es roja"]
+            assert second.result(timeout=30) == ["Buenos días."]
     finally:
         engine.close()
