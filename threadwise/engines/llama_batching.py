@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from threadwise.deadlines import Deadline
+from threadwise.engines.llama_parallel import add_token
 from threadwise.engines.prefix_states import common_prefix
 
 if TYPE_CHECKING:
@@ -266,14 +267,7 @@ class ContinuousBatcher:
         batch.n_tokens = 0
 
         def add(token: int, position: int, slot: int, logits: bool) -> int:
-            index: int = batch.n_tokens
-            batch.token[index] = token
-            batch.pos[index] = position
-            batch.n_seq_id[index] = 1
-            batch.seq_id[index][0] = slot
-            batch.logits[index] = logits
-            batch.n_tokens = index + 1
-            return index
+            return add_token(batch, token, position, slot, logits)
 
         for sequence in active:
             sequence.logits_at = -1

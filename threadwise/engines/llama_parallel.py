@@ -105,14 +105,7 @@ def decode_side_by_side(
     ]
 
     def add(token: int, position: int, sequence: int, logits: bool) -> int:
-        index: int = batch.n_tokens
-        batch.token[index] = token
-        batch.pos[index] = position
-        batch.n_seq_id[index] = 1
-        batch.seq_id[index][0] = sequence
-        batch.logits[index] = logits
-        batch.n_tokens = index + 1
-        return index
+        return add_token(batch, token, position, sequence, logits)
 
     def decode() -> None:
         if deadline is not None:
@@ -169,6 +162,19 @@ def decode_side_by_side(
         llama_cpp.llama_memory_seq_rm(memory, 0, shared, -1)
         llm.n_tokens = shared
     return [Generated(s.text, len(s.tokens), s.truncated) for s in sequences]
+
+
+def add_token(batch: Any, token: int, position: int, sequence: int, logits: bool) -> int:
+    """Append one token of ``sequence`` at ``position`` to a llama.cpp batch (``logits``:
+    whether its next-token logits are wanted); its index in the batch."""
+    index: int = batch.n_tokens
+    batch.token[index] = token
+    batch.pos[index] = position
+    batch.n_seq_id[index] = 1
+    batch.seq_id[index][0] = sequence
+    batch.logits[index] = logits
+    batch.n_tokens = index + 1
+    return index
 
 
 def _take(sequences: list[_Sequence], pending: list[tuple[int, int]], best: Any) -> None:
