@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import minimal_body
 from tests.scripted_engine import ScriptedEngine
 from threadwise.deadlines import Deadline
+from threadwise.engines.machine import TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode, MessageBody
 from threadwise.superpowers.summarize.job import plan
@@ -162,3 +163,23 @@ def test_a_machine_engine_is_chosen_where_the_model_measured_below_good() -> Non
     apertium.directions = lambda: frozenset({("en", "es"), ("en", "gl")})  # type: ignore[method-assign]
     assert summary_machines({"fake": apertium}, table) == {"gl": apertium}
     assert summary_machines({"fake": FakeMachine()}, table) == {}  # not installed
+
+
+class BrokenMachine(FakeMachine):
+    def translate(
+        self,
+        segments: Sequence[Parts],
+        source: str,
+        target: str,
+        region: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> list[Parts | None]:
+        raise TranslationEngineError("the pipeline died twice")
+
+
+def test_a_failed_machine_engine_leaves_the_summary_to_the_model() -> None:
+    run = spanish_run()
+    engine = ScriptedEngine(["Bo envía a Ana un paquete nuevo.", "Ana lo espera."])
+    text = translate_summary(run, DRAFT, engine, IDENTIFIER, "Translate.", BrokenMachine())
+    assert text == "Bo envía a Ana un paquete nuevo. Ana lo espera."
+    assert len(engine.chats) == 2

@@ -5,13 +5,14 @@ model."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from threadwise.engines.base import ChatEngine, ChatMessage
-from threadwise.engines.machine import MachineTranslator
+from threadwise.engines.machine import MachineTranslator, TranslationEngineError
 from threadwise.errors import ServiceError
 from threadwise.protocol import ErrorCode
 from threadwise.superpowers.summarize import prompts
@@ -22,6 +23,8 @@ from threadwise.superpowers.summarize.sentences import clean_translation, joined
 from threadwise.text.languages import SUMMARY_LANGUAGES, LanguageIdentifier
 from threadwise.text.measured_languages import TABLE, THRESHOLDS
 from threadwise.text.tagged import text_of
+
+log = logging.getLogger(__name__)
 
 
 def summary_machines(
@@ -111,9 +114,13 @@ def translate_parts(
     source = "\n".join(parts) + "\n" + job.transcript.evidence
     done: list[str | None] = [None] * len(parts)
     if machine is not None:
-        written = machine.translate(
-            [(part,) for part in parts], "en", job.language_code, deadline=run.deadline
-        )
+        try:
+            written = machine.translate(
+                [(part,) for part in parts], "en", job.language_code, deadline=run.deadline
+            )
+        except TranslationEngineError as exc:  # the model translates them instead
+            log.warning("summary translation by %s failed: %s", machine.kind, exc)
+            written = [None] * len(parts)
         for i, segment in enumerate(written):
             text = clean_translation(text_of(segment)) if segment is not None else ""
             if text and check_facts(text, source, names=False).ok:
