@@ -102,9 +102,10 @@ class FakeMachine:
 
     kind = "fake"
 
-    def __init__(self, lose_a_number: bool = False) -> None:
+    def __init__(self, lose_a_number: bool = False, fail: bool = False) -> None:
         self.asked: list[str] = []
         self.lose_a_number = lose_a_number
+        self.fail = fail
 
     def directions(self) -> frozenset[tuple[str, str]]:
         return frozenset({("en", "es")})
@@ -124,6 +125,8 @@ class FakeMachine:
         region: str | None = None,
         deadline: Deadline | None = None,
     ) -> list[Parts | None]:
+        if self.fail:
+            raise TranslationEngineError("the pipeline died twice")
         texts = [text_of(s) for s in segments]
         self.asked.extend(texts)
         return [
@@ -165,21 +168,9 @@ def test_a_machine_engine_is_chosen_where_the_model_measured_below_good() -> Non
     assert summary_machines({"fake": FakeMachine()}, table) == {}  # not installed
 
 
-class BrokenMachine(FakeMachine):
-    def translate(
-        self,
-        segments: Sequence[Parts],
-        source: str,
-        target: str,
-        region: str | None = None,
-        deadline: Deadline | None = None,
-    ) -> list[Parts | None]:
-        raise TranslationEngineError("the pipeline died twice")
-
-
 def test_a_failed_machine_engine_leaves_the_summary_to_the_model() -> None:
     run = spanish_run()
     engine = ScriptedEngine(["Bo envía a Ana un paquete nuevo.", "Ana lo espera."])
-    text = translate_summary(run, DRAFT, engine, IDENTIFIER, "Translate.", BrokenMachine())
+    text = translate_summary(run, DRAFT, engine, IDENTIFIER, "Translate.", FakeMachine(fail=True))
     assert text == "Bo envía a Ana un paquete nuevo. Ana lo espera."
     assert len(engine.chats) == 2
