@@ -269,7 +269,7 @@ class LlamaCppEngine:
                 for (prompt, stops), budget in zip(rendered, max_tokens, strict=True)
             ]
         except (ValueError, RuntimeError) as exc:  # too long for the context, or closed
-            raise self._failed_batched(exc) from exc
+            raise _failure(exc, logged=True) from exc
         completions = []
         for future, start in zip(futures, starts, strict=True):
             try:
@@ -277,7 +277,7 @@ class LlamaCppEngine:
             except ServiceError:
                 raise
             except Exception as exc:
-                raise self._failed_batched(exc) from exc
+                raise _failure(exc, logged=True) from exc
             charge(done.prompt_tokens, done.completion_tokens)
             if self._on_call is not None:
                 self._on_call(
@@ -294,15 +294,6 @@ class LlamaCppEngine:
         if deadline is not None:
             deadline.check()
         return completions
-
-    def _failed_batched(self, exc: Exception) -> ServiceError:
-        """What to raise for a batched call that failed (the batcher has reset the context)."""
-        log.error("the model failed: %s", exc)
-        return ServiceError(
-            ErrorCode.PROCESSING_FAILED,
-            f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
-            "retry the request.",
-        )
 
     def _side_by_side(
         self,
@@ -492,11 +483,7 @@ class LlamaCppEngine:
         (whatever state it was left in, the next call starts from an empty one)."""
         self._forget(llm)
         log.exception("the model failed")
-        return ServiceError(
-            ErrorCode.PROCESSING_FAILED,
-            f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
-            "retry the request.",
-        )
+        return _failure(exc)
 
     def _forget(self, llm: Llama) -> None:
         import llama_cpp
@@ -518,6 +505,18 @@ class LlamaCppEngine:
         state = read_state(llm, self.prefix_states.max_bytes)
         if state is not None:
             self.prefix_states.save(state)
+
+
+def _failure(exc: Exception, logged: bool = False) -> ServiceError:
+    """What a call that failed inside the model raises (the context has been reset: by the
+    one-call path, or by the batcher); ``logged``: say so in the log first."""
+    if logged:
+        log.error("the model failed: %s", exc)
+    return ServiceError(
+        ErrorCode.PROCESSING_FAILED,
+        f"The language model failed ({type(exc).__name__}: {exc}). It has been reset; "
+        "retry the request.",
+    )
 
 
 def _as_list(stop: str | list[str] | None) -> list[str]:

@@ -148,12 +148,6 @@ class ContinuousBatcher:
             self._cond.notify()
         return future
 
-    @property
-    def running(self) -> int:
-        """Sequences admitted and not yet finished."""
-        with self._cond:
-            return len(self._active)
-
     def close(self) -> None:
         with self._cond:
             self._closed = True

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-import time
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from threadwise.engines.apertium import ApertiumEngine
-from threadwise.engines.apertium.pipeline import ApertiumPipeline
+from threadwise.engines.apertium.pipeline import ApertiumPipeline, _Waiting
 from threadwise.engines.machine import TranslationEngineError
 
 
@@ -43,11 +43,25 @@ def test_a_hung_pipeline_fails_at_once_and_is_restarted() -> None:
         engine.close()
 
 
-def _queued(pipeline: ApertiumPipeline, count: int) -> None:
-    deadline = time.monotonic() + 10
-    while len(pipeline._queue) < count:
-        assert time.monotonic() < deadline, "the callers never queued"
-        time.sleep(0.01)
+class _Queue(list[_Waiting]):
+    """The pipeline's queue of waiting callers, telling when ``count`` have queued."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.wanted = count
+        self.full = threading.Event()
+
+    def append(self, waiting: _Waiting) -> None:
+        super().append(waiting)
+        if len(self) >= self.wanted:
+            self.full.set()
+
+
+def _queued(pipeline: ApertiumPipeline, count: int) -> threading.Event:
+    """An event set once ``count`` callers wait for the pipeline's next pass."""
+    queue = _Queue(count)
+    pipeline._queue = queue
+    return queue.full
 
 
 def test_callers_waiting_for_a_pass_share_the_next_one(apertium: ApertiumEngine) -> None:
@@ -58,8 +72,9 @@ def test_callers_waiting_for_a_pass_share_the_next_one(apertium: ApertiumEngine)
     assert set(sentences.values()) == {"La casa es roja", "Buenos días."}
     with ThreadPoolExecutor(len(sentences)) as pool:
         with pipeline._lock:  # a pass runs: the callers wait, queued
+            queued = _queued(pipeline, len(sentences))
             futures = {s: pool.submit(pipeline.translate, [s]) for s in sentences}
-            _queued(pipeline, len(sentences))
+            assert queued.wait(10), "the callers never queued"
             passes = next(pipeline._markers)
         for sentence, future in futures.items():
             assert future.result(timeout=10) == [sentences[sentence]]
@@ -73,9 +88,10 @@ def test_a_joined_pass_that_hangs_is_tried_again_one_caller_at_a_time() -> None:
         pipeline = engine._pipeline(engine._mode_chain("en", "es", None)[0])
         with ThreadPoolExecutor(2) as pool:
             with pipeline._lock:
+                queued = _queued(pipeline, 2)
                 first = pool.submit(pipeline.translate, ["The house is red"])
                 second = pool.submit(pipeline.translate, ["Good morning."])
-                _queued(pipeline, 2)
+                assert queued.wait(10), "the callers never queued"
                 os.kill(pipeline._processes[5].pid, signal.SIGSTOP)
             # The joined pass hangs (2 s); each caller's text alone then goes through the
             # restarted pipeline.
