@@ -24,6 +24,10 @@ from threadwise.text.speech_acts import Doer, Mood, Reply, acts, reply
         ("You charged me twice!", Mood.DONE, Doer.OTHER, "charge"),
         ("No, I can't make it tonight.", Mood.REFUSED, Doer.SPEAKER, "make"),
         ("I'm so bored.", Mood.STATED, Doer.SPEAKER, "bored"),
+        ("I've rebooked you on NA 418.", Mood.DONE, Doer.SPEAKER, "rebook"),
+        ("I'll just go and check it for you, sir.", Mood.PROMISED, Doer.SPEAKER, "check"),
+        ("My flight tomorrow morning got cancelled.", Mood.DONE, Doer.NOBODY, "cancel"),
+        ("You become more and more impatient with me.", Mood.STATED, Doer.OTHER, "impatient"),
     ],
 )
 def test_each_form_is_read_as_its_act(text: str, mood: Mood, doer: Doer, verb: str) -> None:
@@ -62,3 +66,15 @@ def test_a_message_opening_answers_the_other(text: str, expected: Reply | None) 
 def test_hostile_text_is_read_in_bounded_time() -> None:
     assert len(acts("I will send " * 20_000)) <= 2_000
     assert acts("." * 50_000) == []
+
+
+def test_a_passive_about_the_speakers_own_thing_is_marked_theirs() -> None:
+    [cancelled] = acts("Hi, my flight got cancelled.")
+    [shipped] = acts("Your order has been shipped.")
+    assert (cancelled.own, cancelled.addressee) == (True, False)
+    assert (shipped.own, shipped.addressee) == (False, True)
+
+
+def test_going_somewhere_is_still_an_act_of_going() -> None:
+    [going] = acts("We'll go to the cinema.")
+    assert (going.mood, going.verb) == (Mood.PROMISED, "go")

@@ -65,6 +65,8 @@ class Act:
     # A passive about the other person's things ("your flight was cancelled"): whoever did
     # it, not the one it is told to.
     addressee: bool = False
+    # A passive about the speaker's own things ("my flight got cancelled"): not by them.
+    own: bool = False
     at: int = 0  # where in ``text`` the act's form starts
 
 
@@ -81,6 +83,8 @@ _SERVICE = (
 )
 _ADVERB = r"(?:(?:just|already|also|now|still|really|definitely|certainly|probably|finally|"
 _ADVERB += r"actually|then|gladly|quickly|personally|immediately|first|right away)\s+)?"
+# "I'll just go and check it": the act is the checking.
+_ADVERB += r"(?:(?:go|come|run|pop) (?:and )?(?=(?!to\b|and\b)[a-z]+))?"
 _I = r"(?:i|we)"
 _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
     # Refusals first: "I can't come" is not an offer to come.
@@ -178,8 +182,9 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
     (
         Mood.DONE,
         Doer.NOBODY,
-        rf"\b(?:it|this|that|they|everything|your [\w-]+(?: [\w-]+)?|the "
-        rf"[a-z]+(?: [a-z]+)?)(?:'s| is| was| has| have| had| were| are)? (?:now |already |just "
+        rf"\b(?:it|this|that|they|everything|(?:your|my) [\w-]+(?: [\w-]+){{0,2}}|the "
+        rf"[a-z]+(?: [a-z]+)?)(?:'s| is| was| has| have| had| were| are| got| get)? (?:now "
+        rf"|already |just "
         rf"|successfully |finally |been |all )*(?:been )?{_V}",
     ),
     (
@@ -192,8 +197,9 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
     (
         Mood.STATED,
         Doer.OTHER,
-        rf"\b(?:you're|you are|you were|you look|you seem|you sound|you "
-        rf"feel) (?:so |very |really |a bit |a little |quite |too |kind of |pretty |not )?{_V}",
+        rf"\b(?:you're|you are|you were|you look|you seem|you sound|you feel|you become|you "
+        rf"became|you've become|you get|you got|you're getting) (?:so |very |really |a bit |a "
+        rf"little |quite |too |kind of |pretty |not |more and more |more |even more )?{_V}",
     ),
     (Mood.DONE, Doer.SPEAKER, rf"\b{_I} {_ADVERB}{_V}"),
     # "Just sent it.", "Uploaded.": a past form opening the sentence, its subject the speaker.
@@ -213,7 +219,7 @@ _FUNCTION_WORDS = """
     a an the and or but so if then than that this these those to of in on at by for with
     from about as into is are was were be been am do does did have has had will would shall
     should can could may might must not no it its he she they them their his her him we us
-    our you your i me my up out please just also now"""
+    our you your i me my up out please just also now sir madam ma'am"""
 _FUNCTION = frozenset(_FUNCTION_WORDS.split())
 
 _ACCEPTS = re.compile(
@@ -295,12 +301,14 @@ def lemma(word: str) -> str:
         found = lemminflect.getLemma(word, upos=pos, lemmatize_oov=False)
         if found:
             return str(found[0])
-    return word
+    rest = _unprefixed(word)
+    return word if rest == word else word[: -len(rest)] + lemma(rest)
 
 
 @cache
 def is_past(word: str) -> bool:
     """Is ``word`` a verb's past tense or participle ("sent", "called"), not its base?"""
+    word = _unprefixed(word)
     for form in lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ()):
         if form != word and word in _inflections(str(form)):
             return True
@@ -309,14 +317,32 @@ def is_past(word: str) -> bool:
 
 @cache
 def is_verb(word: str) -> bool:
-    return bool(lemminflect.getAllLemmas(word, upos="VERB"))
+    return bool(lemminflect.getAllLemmas(_unprefixed(word), upos="VERB"))
 
 
 @cache
 def _participle(word: str) -> bool:
     """Is ``word`` a past participle, even one like its base ("put", "set", "cut")?"""
+    word = _unprefixed(word)
     forms = lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ())
     return any(word in lemminflect.getInflection(str(f), tag="VBN") for f in forms)
+
+
+# Prefixes that make a verb the dictionary lacks of one it has: "rebooked", "unfreezing".
+_VERB_PREFIXES = ("re", "un", "pre", "de")
+
+
+@cache
+def _unprefixed(word: str) -> str:
+    """``word`` without a prefix when only its rest is a verb the dictionary knows
+    ("rebooked" is read as "booked"), else ``word``."""
+    if lemminflect.getAllLemmas(word):
+        return word
+    for prefix in _VERB_PREFIXES:
+        rest = word.removeprefix(prefix).removeprefix("-")
+        if rest != word and len(rest) >= 3 and lemminflect.getAllLemmas(rest, upos="VERB"):
+            return rest
+    return word
 
 
 @cache
@@ -352,7 +378,8 @@ def _act(mood: Mood, doer: Doer, match: re.Match[str], sentence: str) -> Act | N
     if progressive and _LATER.search(rest):
         mood = Mood.PROMISED  # "we're sending a technician tomorrow"
     yours = doer is Doer.NOBODY and match.group(0).startswith("your ")
-    return Act(mood, doer, verb, content_words(rest), sentence, yours, match.start())
+    own = doer is Doer.NOBODY and match.group(0).startswith("my ")
+    return Act(mood, doer, verb, content_words(rest), sentence, yours, own, match.start())
 
 
 # Verbs of thinking and saying: "I thought", "I said" report no act done for anyone.

@@ -29,3 +29,16 @@ def test_a_reason_none_of_whose_words_were_said_is_cut() -> None:
 
 def test_a_sentence_about_an_invented_person_is_dropped() -> None:
     assert cut_details("His girlfriend calls Alex.", SAID).text is None
+
+
+def test_a_topic_never_mentioned_is_cut_from_its_list() -> None:
+    said = content_words("I've been studying for my exams. How are your parents? Fine, thanks.")
+    details = cut_details("They chat about life, including their studies, work, and family.", said)
+    assert details.text == "They chat about life, including their studies."
+    assert details.cut == ["work", "family"]
+
+
+def test_a_list_of_acts_is_no_list_of_topics() -> None:
+    said = content_words("I don't know the cause. Please go to the lab for blood tests.")
+    sentence = "Alex is not sure of the cause and sends Bobby to the lab."
+    assert cut_details(sentence, said).text == sentence

@@ -102,3 +102,30 @@ def test_an_id_the_subject_already_gave_is_given() -> None:
 def test_an_offer_nobody_made_goes() -> None:
     messages = [("c", "The lid was missing."), ("a", "The warehouse will look into it.")]
     assert checked(messages, "Bo offers to refund the lid.") == ""
+
+
+def test_what_happened_to_the_subjects_own_thing_is_not_their_act() -> None:
+    messages = [
+        ("c", "Hi, my flight tomorrow got cancelled."),
+        ("a", "Sorry about that. I've rebooked you on the next flight."),
+    ]
+    assert checked(messages, "Ana cancels her flight.") == "Ana's flight is cancelled."
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I've added a credit of $8.50 to your next bill.", "Bo adds a credit for the downtime."),
+        ("Done. The credit is applied.", "Bo applies a credit for the downtime."),
+        ("I can add a credit of $8.50 to your next bill.", "Bo offers a credit for the downtime."),
+    ],
+)
+def test_an_offer_of_what_was_given_is_told_as_given(said: str, expected: str) -> None:
+    messages = [("c", "My internet is down since this morning."), ("a", said)]
+    assert checked(messages, "Bo offers a credit for the downtime.") == expected
+
+
+def test_a_consequential_act_no_message_names_goes() -> None:
+    messages = [("c", "You charged me twice for the same thing."), ("a", "I'll go and check it.")]
+    draft = "Bo checks the charge, then refunds Ana the extra charge."
+    assert checked(messages, draft) == "Bo will check the charge."

@@ -1,4 +1,4 @@
-"""A clause that denies must restate a denial (``summarize/polarity.py``)."""
+"""A clause keeps the polarity of what it restates (``summarize/polarity.py``)."""
 
 from __future__ import annotations
 
@@ -27,3 +27,38 @@ def test_a_later_clause_that_denies_wrongly_is_cut() -> None:
 def test_a_denial_of_what_no_message_mentions_is_left_to_the_other_checks() -> None:
     messages = [("c", "Hello."), ("a", "Hi, how can I help?")]
     assert checked(messages, "Ana does not say much.") == "Ana does not say much."
+
+
+def test_a_thing_every_message_denies_is_not_asserted() -> None:
+    messages = [
+        ("c", "My flight got cancelled. Can you cover a hotel?"),
+        ("a", "I've rebooked you on the 7 AM flight. I'm not able to provide a hotel voucher."),
+    ]
+    draft = "Ana asks for a hotel, and Bo gives Ana a hotel voucher."
+    assert checked(messages, draft) == "Ana asks for a hotel."
+
+
+def test_a_thing_an_act_is_denied_on_is_still_there() -> None:
+    messages = [
+        ("c", "Can you drop the overdraft fee?"),
+        ("a", "The fee team can't override the 12-month rule."),
+    ]
+    assert checked(messages, "Bo cites the 12-month rule.") == "Bo cites the 12-month rule."
+
+
+def test_a_belief_stated_as_fact_goes() -> None:
+    messages = [
+        ("c", "I believe you have charged me twice for the same thing."),
+        ("a", "I'll go and check it."),
+    ]
+    draft = "Ana complains, but Bo charges Ana twice for the same thing."
+    assert checked(messages, draft) == "Ana complains."
+
+
+def test_a_belief_reported_as_one_stays() -> None:
+    messages = [
+        ("c", "I believe you have charged me twice for the same thing."),
+        ("a", "I'll go and check it."),
+    ]
+    draft = "Ana believes Bo charged her twice for the same thing."
+    assert checked(messages, draft) == draft

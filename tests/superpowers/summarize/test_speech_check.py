@@ -61,3 +61,10 @@ def test_an_act_both_speakers_did_is_left_alone() -> None:
         ("a", "OK. Can you change it to Channel Twelve?"),
     ]
     assert checked(messages, "Bo asks to change the channel.") == "Bo asks to change the channel."
+
+
+def test_agreeing_to_what_nobody_proposed_goes() -> None:
+    messages = [("c", "Loan me that tape recorder you have."), ("a", "You can't be serious.")]
+    assert checked(messages, "Ana asks for the tape recorder, and Bo agrees to help.") == (
+        "Ana asks for the tape recorder."
+    )

@@ -35,7 +35,7 @@ _SPEECH_VERBS = """
     decide intend demand inquire query note point share express flag raise highlight
     notice spot question dispute notify contact call email message reach discuss
     """
-_SPEECH = frozenset(_SPEECH_VERBS.split())
+SPEECH_VERBS = frozenset(_SPEECH_VERBS.split())
 # What someone must, will or should do was usually asked of them by the other person, and
 # "confirms" is said both of giving and of checking information: no evidence either way.
 _UNDECIDED_WORDS = """
@@ -231,7 +231,7 @@ class Attributor:
         verb_stem = clause_words.stem(verb.split()[-1].lower())
         # What someone said is in their words; what someone did, only its verb tells reliably
         # ("you charged me twice": the other person charged).
-        speech = verb_stem in _SPEECH
+        speech = verb_stem in SPEECH_VERBS
         index = self.said if speech else self.done
         # The verb of saying is the summary's word ("reports", "asks"), not the speaker's.
         stems = set(clause_words.content_words(clause)) - {verb_stem} if speech else {verb_stem}

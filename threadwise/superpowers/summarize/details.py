@@ -4,14 +4,17 @@ A small model fills a scene in ("at a hotel", "his girlfriend", "due to the traf
 reader cannot tell those from what was said. A place or a relation the conversation names
 nowhere (in any of its forms: "mom" for "mother") is cut from the sentence with the phrase
 that carries it ("at the hotel", "with his girlfriend"); a reason ("due to…", "because…")
-none of whose words the conversation has is cut too. A sentence such a detail is the heart
-of ("His girlfriend calls") is dropped.
+none of whose words the conversation has is cut too, and so is an item of a list of topics
+none of whose words it has in any form ("their studies, work, and family" without "work"). A
+sentence such a detail is the heart of ("His girlfriend calls") is dropped.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import lemminflect
 
 from threadwise.text.speech_acts import content_words, lemma
 
@@ -80,11 +83,60 @@ def cut_details(sentence: str, conversation: frozenset[str]) -> Details:
         if words and not words & conversation:
             text = text.replace(reason.group(0), "", 1)
             result.cut.append(reason.group(0).strip(" ,"))
+    text = _cut_topics(text, conversation, result)
     result.text = _tidy(text)
     return result
 
 
 _LINKS = frozenset({"due", "because", "since"})
+# A list of topics: after "about", "including", "of"... up to four items of one to three
+# lower-case words ("their studies, work, and family", "optimism and caution").
+_ITEM = r"[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2}"
+_TOPICS = re.compile(
+    rf"(?=\b(?:about|including|of|on|such as|like|discuss|discusses)\s+(?:{_ARTICLE})?"
+    rf"(?P<items>{_ITEM}(?:, {_ITEM}){{0,2}},? and {_ITEM})\b)"
+)
+
+
+# Words no topic of a list holds.
+_NOT_TOPIC = frozenset(
+    {"including", "such", "as", "like", "about", "of", "with", "for", "to", "or", "the", "a"}
+)
+
+
+def _cut_topics(text: str, conversation: frozenset[str], result: Details) -> str:
+    """``text`` without the items of its lists of topics that the conversation has in no form
+    (a word of it, or one sharing its first five letters: "studies" and "studying"); a list
+    keeps at least one item."""
+    for found in list(_TOPICS.finditer(text)):
+        items = [
+            re.sub(rf"^{_ARTICLE}", "", item)
+            for item in re.split(r",? and |, ", found.group("items"))
+        ]
+        if any(_NOT_TOPIC & set(item.split()) or not _nominal(item) for item in items):
+            continue  # a phrase, not a list of topics ("the cause and sends Bobby")
+        kept = [item for item in items if _mentioned(item, conversation)]
+        if not kept or len(kept) == len(items):
+            continue
+        result.cut.extend(item for item in items if item not in kept)
+        listed = kept[0] if len(kept) == 1 else f"{', '.join(kept[:-1])} and {kept[-1]}"
+        text = text.replace(found.group("items"), listed, 1)
+    return text
+
+
+def _nominal(item: str) -> bool:
+    """Can every word of ``item`` be a noun or an adjective ("repair costs", not "sends")?"""
+    return all(
+        not readings or readings.keys() & {"NOUN", "ADJ", "PROPN"}
+        for readings in (lemminflect.getAllLemmas(word) for word in item.split())
+    )
+
+
+def _mentioned(item: str, conversation: frozenset[str]) -> bool:
+    words = content_words(item)
+    if not words:
+        return True
+    return any(w in conversation or any(c.startswith(w[:5]) for c in conversation) for w in words)
 
 
 def _words(text: str) -> list[str]:

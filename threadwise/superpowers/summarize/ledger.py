@@ -118,6 +118,8 @@ def _entry(ledger: Ledger, act: Act, speaker: Speaker, position: int) -> Entry:
     entry = Entry(act, speaker, doer, position, state, both=act.doer is Doer.BOTH)
     if act.doer is Doer.NOBODY and act.addressee:
         entry.not_by = ledger.other(speaker)
+    elif act.doer is Doer.NOBODY and act.own:
+        entry.not_by = speaker
     return entry
 
 

@@ -10,7 +10,13 @@ state the ledger gives the act the clause restates, and who did it:
 - "agrees" or "accepts" when the speaker declined what the other proposed, or "refuses",
   "declines" when they accepted: the verb is turned;
 - a state ("is bored", "is pregnant") or a past act ("has moved") that only the other
-  speaker said of themselves: given to them (two speakers), else the clause goes.
+  speaker said of themselves: given to them (two speakers), else the clause goes;
+- an act done to the subject's own thing ("my flight got cancelled") written as theirs
+  ("cancels his flight"): told in the passive ("'s flight is cancelled");
+- "offers a credit" when the subject's messages report it given ("I've added a credit", "the
+  credit is applied"): told with the verb that gave it ("adds a credit");
+- a consequential act ("refunds", "hires", "allows") that no message names in any form, nor
+  by a synonym: the predicate goes.
 
 Only what the ledger clearly shows is changed: a clause whose act the ledger does not hold,
 or holds both ways, is left alone.
@@ -25,7 +31,7 @@ from dataclasses import dataclass, field
 import lemminflect
 
 from threadwise.superpowers.summarize.ledger import PROPOSALS, Entry, Ledger, State
-from threadwise.text.speech_acts import Mood, content_words, is_past, is_verb, lemma
+from threadwise.text.speech_acts import Mood, content_words, is_past, is_verb, lemma, sentences
 from threadwise.text.transcript import Speaker
 
 # Verbs a summary uses for the same act as the conversation's ("purchases" for "buy").
@@ -123,6 +129,7 @@ class LedgerCheck:
         self.names = names
         # What each speaker wrote, for the IDs and numbers they gave.
         self.said = dict(said or {})
+        self._words: frozenset[str] | None = None
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)
@@ -136,6 +143,14 @@ class LedgerCheck:
                 text[clause.name_end : clause.end],
                 text[clause.end :],
             )
+            unsaid = self._unsaid(body, verdict)
+            if unsaid == 0:
+                verdict.text = without_clause(text, clause, clauses)
+                continue
+            if unsaid is not None:
+                # The sentence ends before the unsaid predicate; its earlier ones go on.
+                text = cut_before(text, clause.name_end + unsaid)
+                head, body, tail = text[: clause.name_end], text[clause.name_end :], ""
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
                 verdict.text = without_clause(text, clause, clauses)
@@ -161,6 +176,9 @@ class LedgerCheck:
         undone = self._undone(predicate, subject, verdict)
         if undone is not _UNCHANGED:
             return None if undone is None else body[:lead] + undone
+        given = self._offered_given(predicate, subject, verdict)
+        if given is not None:
+            return body[:lead] + given
         if _NOT_DONE.match(predicate):
             return body
         return self._done(body, lead, subject, verdict)
@@ -208,6 +226,48 @@ class LedgerCheck:
         verdict.changes.append(f"{base}: done, not only {found.group('mood').strip()}")
         return _third_person_form(base) + rest
 
+    def _unsaid(self, body: str, verdict: Verdict) -> int | None:
+        """Where in the clause a predicate reports a consequential act ("refunds", "hires")
+        that no message names in any form, nor by a synonym: nobody said it happened. 0
+        when it is the clause's first predicate, None when there is none."""
+        for found in _PREDICATE.finditer(body):
+            word = found.group("verb")
+            if not (_third_person(word) or is_past(word)):
+                continue
+            base = lemma(word)
+            if base not in _CONSEQUENTIAL:
+                continue
+            known = self._vocabulary()
+            forms = _SYNONYMS.get(base, frozenset({base})) | {base}
+            if any(w.startswith(form) for form in forms for w in known):
+                continue
+            verdict.changes.append(f"{base}: no message says so")
+            return found.start() if found.start() > 0 else 0
+        return None
+
+    def _vocabulary(self) -> frozenset[str]:
+        if self._words is None:
+            self._words = content_words("\n".join(self.said.values()))
+        return self._words
+
+    def _offered_given(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
+        """ "offers a credit" (the predicate's first verb, or one joined to it) when the
+        subject's messages report the credit given ("I've added a credit", "the credit is
+        applied"): restated with the verb that gave it ("adds a credit"); None when the
+        clause has no such offer."""
+        for found in _OFFERS.finditer(predicate):
+            rest = predicate[found.end() :]
+            end = _OBJECT_END.search(rest)
+            thing = content_words(rest[: end.start() if end else len(rest)])
+            thing -= self._name_words()
+            for said in reversed(sentences(self.said.get(subject, ""))):
+                verb = None if said.endswith("?") else _verb_beside(said, thing)
+                if verb is not None:
+                    verdict.changes.append(f"offer: {verb} in the messages, not only offered")
+                    head = predicate[: found.start("verb")]
+                    return f"{head}{_third_person_form(verb)} {rest}"
+        return None
+
     def _done(
         self, body: str, lead: int, subject: Speaker, verdict: Verdict
     ) -> str | Speaker | None:
@@ -237,6 +297,12 @@ class LedgerCheck:
         words = content_words(_main(rest)) - self._name_words()
         entries = self.ledger.about(verbs, words)
         own = [e for e in entries if _may_do(e, subject)]
+        if not any(e.doer is subject for e in entries) and any(
+            e.not_by is subject and e.state is State.DONE for e in entries
+        ):
+            # "My flight got cancelled", and no message has the subject cancel anything.
+            verdict.changes.append(f"{base}: done to the subject, not by them")
+            return _passive(body[lead + found.start("verb") :], base, _texts(entries))
         if any(e.state is State.DONE for e in own) or (
             own and any(e.state is State.DONE for e in entries)
         ):
@@ -246,7 +312,7 @@ class LedgerCheck:
         if not own and any(e.not_by is subject and e.state is State.DONE for e in entries):
             # "Your flight was cancelled" told to the subject: not the subject's act.
             verdict.changes.append(f"{base}: done to the subject, not by them")
-            return _passive(body[lead + found.start("verb") :], base)
+            return _passive(body[lead + found.start("verb") :], base, _texts(entries))
         if not own:
             done_by_other = {e.doer for e in others if e.state is State.DONE}
             if (
@@ -330,18 +396,63 @@ _OBJECT_END = re.compile(
 )
 
 
-def _passive(predicate: str, base: str) -> str | None:
+def _passive(predicate: str, base: str, spelled: str = "") -> str | None:
     """ "cancels his flight QX7 due to the storm" as "'s flight QX7 is cancelled due to
-    the storm", to follow the subject's name; None when the predicate has no such object."""
+    the storm", to follow the subject's name; None when the predicate has no such object.
+    The participle is spelled as in ``spelled`` (the messages) where it occurs there."""
     found = re.match(r"[a-z]+\s+(?:his|her|their)\s+", predicate)
     if found is None:
         return None
     rest = predicate[found.end() :]
     end = _OBJECT_END.search(rest)
     cut = end.start() if end else len(rest)
-    forms = lemminflect.getInflection(base, tag="VBN")
-    participle = str(forms[0]) if forms else base + "ed"
+    forms = [str(f) for f in lemminflect.getInflection(base, tag="VBN")] or [base + "ed"]
+    participle = next((f for f in forms if re.search(rf"\b{f}\b", spelled)), forms[0])
     return f"'s {rest[:cut]} is {participle}{rest[cut:]}"
+
+
+def _verb_beside(sentence: str, things: frozenset[str]) -> str | None:
+    """The verb that gives one of ``things`` in ``sentence``: a past form just before it
+    ("added a credit of $8.50") or a participle after it ("the $43.70 credit is applied"),
+    as its base; None if there is none, or a modal makes it not yet done."""
+    tokens = re.findall(r"[\w'$%-]+(?:\.\d+)?", sentence.lower())
+    for index, token in enumerate(tokens):
+        if not content_words(token) & things:
+            continue
+        before = tokens[max(0, index - _BESIDE) : index]
+        after = tokens[index + 1 : index + 1 + _BESIDE]
+        if any(word in _MODALS or _NEGATION.fullmatch(word) for word in [*before, *after]):
+            continue
+        for word in [*reversed(before), *after]:
+            base = lemma(word)
+            if is_past(word) and base not in _LIGHT and base in _GIVING_ACTS:
+                return base
+    return None
+
+
+# A predicate of a clause: its first verb, or one joined to it ("…, then refunds him").
+_PREDICATE = re.compile(
+    r"(?:^\s*(?:(?:also|then|later|finally|eventually|\w+ly)\s+)?|,\s*(?:and\s+|then\s+)?|"
+    r"\s+and\s+|\s+then\s+)(?P<verb>[a-z]+)\b"
+)
+# Acts that change what someone has, owes or is: reported done, a message must name them
+# ("buys" is not one: a purchase is said "I'll take it").
+_CONSEQUENTIAL_WORDS = """
+    refund reimburse pay charge cancel book reserve sell hire fire sign approve
+    deliver ship replace repair fix install marry divorce quit resign win lose steal lend
+    borrow rent promote allow permit grant waive transfer"""
+_CONSEQUENTIAL = frozenset(_CONSEQUENTIAL_WORDS.split())
+# "offers a credit", as the predicate's first verb or one joined to it.
+_OFFERS = re.compile(r"(?:^|,\s*(?:and\s+)?|\s+and\s+|\s+then\s+)(?P<verb>offers)\s+(?!to\b)")
+# How many words from the thing given its verb may be ("added a credit", "is now applied").
+_BESIDE = 4
+_MODALS = frozenset({"can", "could", "will", "would", "may", "might", "should", "shall"})
+_NEGATION = re.compile(r"not|never|no|\w+n't")
+# Acts that give the customer something.
+_GIVING_ACTS_WORDS = """
+    add apply issue credit refund waive send email mail ship grant give book reserve extend
+    reimburse deposit transfer upgrade activate schedule arrange"""
+_GIVING_ACTS = frozenset(_GIVING_ACTS_WORDS.split())
 
 
 def _third_person_form(base: str) -> str:
@@ -355,6 +466,10 @@ def _may_do(entry: Entry, subject: Speaker) -> bool:
 
 def _said_of(entries: list[Entry], subject: Speaker) -> bool:
     return any(e.doer is subject or e.said_by is subject for e in entries)
+
+
+def _texts(entries: list[Entry]) -> str:
+    return "\n".join(e.act.text for e in entries)
 
 
 def _all_words(entries: list[Entry]) -> frozenset[str]:

@@ -9,8 +9,9 @@ wrote it first. When the clause's subject made no such act about the clause's wo
 other speaker did, the subject is the other speaker (two speakers: the names are exchanged,
 as ``attribution`` does). When the subject answered the other way about two of the clause's
 words ("Lee agrees to the 7:30 showing" after "No, not the 7:30 showing"), the verb is turned;
-"agrees" to a proposal the subject never answered, and an act denied that the subject did
-("Lee does not apologize"), go. Clauses the messages do not decide are left alone.
+"agrees" to a proposal the subject never answered, or to what no message names ("Vince
+agrees to help" when nobody asked for help), and an act denied that the subject did ("Lee
+does not apologize"), go. Clauses the messages do not decide are left alone.
 """
 
 from __future__ import annotations
@@ -236,6 +237,10 @@ class SpeechCheck:
             # "Lee agrees to go for coffee" when the coffee was proposed in the last words.
             verdict.changes.append(f"{kind.value}: the proposal was never answered")
             return _DENIED
+        if kind is Kind.ACCEPT and words and not self._written(words, about):
+            # "Vince agrees to help" when nobody asked for help, nor wrote the word.
+            verdict.changes.append(f"{kind.value}: nobody proposed it")
+            return _DENIED
         if kind in (Kind.ACCEPT, Kind.REFUSE):
             turned = self._answer(kind, subject, words)
             if turned:
@@ -270,6 +275,16 @@ class SpeechCheck:
             verdict.changes.append(f"{Kind.GIVE.value}: the other speaker wrote it first")
             return other
         return None
+
+    def _written(self, words: frozenset[str], about: str) -> bool:
+        """Does any message hold one of ``words`` in any form ("showing" as "show"), or a
+        figure of ``about`` ("7:30")?"""
+        if any(words & said.message for said in self._said):
+            return True
+        text = " ".join(m.english for m in self._messages).lower()
+        if any(figure in text for figure in re.findall(r"\d[\d:.,]*\d|\d", about)):
+            return True
+        return any(re.search(rf"\b{re.escape(word[:4])}", text) for word in words)
 
     def _unanswered(self, subject: Speaker, words: frozenset[str]) -> bool:
         """Did the other speaker propose what ``words`` say, and ``subject`` write nothing
