@@ -42,3 +42,10 @@ def test_a_list_of_acts_is_no_list_of_topics() -> None:
     said = content_words("I don't know the cause. Please go to the lab for blood tests.")
     sentence = "Alex is not sure of the cause and sends Bobby to the lab."
     assert cut_details(sentence, said).text == sentence
+
+
+def test_a_reason_only_half_said_is_cut() -> None:
+    said = content_words("A dog is a lot of work: walks every day, and cleaning up after it.")
+    assert cut_details("Alex declines due to work commitments.", said).text == "Alex declines."
+    kept = "Alex declines due to the work of daily walks."
+    assert cut_details(kept, said).text == kept

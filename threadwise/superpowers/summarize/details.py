@@ -4,7 +4,8 @@ A small model fills a scene in ("at a hotel", "his girlfriend", "due to the traf
 reader cannot tell those from what was said. A place or a relation the conversation names
 nowhere (in any of its forms: "mom" for "mother") is cut from the sentence with the phrase
 that carries it ("at the hotel", "with his girlfriend"); a reason ("due to…", "because…")
-none of whose words the conversation has is cut too, and so is an item of a list of topics
+at most half of whose words the conversation has is cut too ("due to work commitments"
+when only "work" was said), and so is an item of a list of topics
 none of whose words it has in any form ("their studies, work, and family" without "work"). A
 sentence such a detail is the heart of ("His girlfriend calls") is dropped.
 """
@@ -80,7 +81,7 @@ def cut_details(sentence: str, conversation: frozenset[str]) -> Details:
         result.cut.append(found.group(0).strip(" ,"))
     for reason in list(_REASON.finditer(text)):
         words = content_words(reason.group(0)) - _LINKS
-        if words and not words & conversation:
+        if words and 2 * len(words & conversation) <= len(words):
             text = text.replace(reason.group(0), "", 1)
             result.cut.append(reason.group(0).strip(" ,"))
     text = _cut_topics(text, conversation, result)
