@@ -101,6 +101,15 @@ def in_the_fast_tier(case: Case[Any]) -> Case[Any]:
     return case
 
 
+def sent_as_generated(case: Case[Any]) -> bool:
+    """Does the request carry what was generated? A query parameter whose value is an empty
+    object or list is not in the URL at all (``?source=AA`` for ``{"source": "AA", "": {}}``),
+    so the request is a valid one, rightly answered, that schemathesis still counts as
+    invalid (CI failed on exactly that case once)."""
+    query: Any = case.query
+    return not isinstance(query, dict) or all(value not in ({}, []) for value in query.values())
+
+
 # Schemathesis's own strategies for some bodies (a form's, say) draw from the random module,
 # which Hypothesis warns of now and then: their code, not this test's, and no answer changes.
 @pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
@@ -111,7 +120,7 @@ def test_every_answer_is_one_the_document_describes(
     operation = target.schema[path][method]
     cases = st.one_of(
         operation.as_strategy(GenerationMode.POSITIVE),
-        operation.as_strategy(GenerationMode.NEGATIVE),
+        operation.as_strategy(GenerationMode.NEGATIVE).filter(sent_as_generated),
     )
 
     @settings(

@@ -96,6 +96,12 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
         rf"could not|don't want to|do not want to|refuse to|am not going to|'m not going to) "
         rf"{_ADVERB}{_V}",
     ),
+    # "I'm not able to refund this fee", "we're unable to offer a voucher".
+    (
+        Mood.REFUSED,
+        Doer.SPEAKER,
+        rf"\b(?:i'm|i am|we're|we are) (?:not able|unable) to {_ADVERB}{_V}",
+    ),
     (
         Mood.REFUSED,
         Doer.OTHER,

@@ -117,6 +117,7 @@ def test_what_happened_to_the_subjects_own_thing_is_not_their_act() -> None:
     [
         ("I've added a credit of $8.50 to your next bill.", "Bo adds a credit for the downtime."),
         ("Done. The credit is applied.", "Bo applies a credit for the downtime."),
+        ("The credit is now on your account.", "Bo gives a credit for the downtime."),
         ("I can add a credit of $8.50 to your next bill.", "Bo offers a credit for the downtime."),
     ],
 )

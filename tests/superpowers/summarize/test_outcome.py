@@ -15,9 +15,9 @@ CHAT = (
 )
 
 
-def summarized(draft: str) -> tuple[str, str | None]:
+def summarized(draft: str, lines: tuple[tuple[str, str], ...] = CHAT) -> tuple[str, str | None]:
     chat = transcript(
-        *CHAT, names={"c": "Ethan", "a": "Kenji"}, roles={"c": "Customer", "a": "Agent"}
+        *lines, names={"c": "Ethan", "a": "Kenji"}, roles={"c": "Customer", "a": "Agent"}
     )
     cast = cast_speakers(chat)
     checked = check_draft(draft, chat.renamed(cast.names), cast, "paragraph")
@@ -38,3 +38,17 @@ def test_a_summary_that_states_the_outcome_is_left_as_it_is() -> None:
     text, added = summarized(draft)
     assert added is None
     assert text == draft
+
+
+def test_a_refusal_in_so_many_words_is_the_outcome() -> None:
+    lines = (
+        ("c", "I was charged a $35 overdraft fee and I want it removed."),
+        (
+            "a",
+            "You had this year's courtesy waiver. So I'm not able to refund this fee.",
+        ),
+        ("c", "That's disappointing."),
+    )
+    text, added = summarized("Ethan asks to remove a $35 overdraft fee.", lines)
+    assert added is not None
+    assert text.endswith("Kenji is not able to refund this fee.")

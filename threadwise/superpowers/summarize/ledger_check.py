@@ -414,7 +414,8 @@ def _passive(predicate: str, base: str, spelled: str = "") -> str | None:
 def _verb_beside(sentence: str, things: frozenset[str]) -> str | None:
     """The verb that gives one of ``things`` in ``sentence``: a past form just before it
     ("added a credit of $8.50") or a participle after it ("the $43.70 credit is applied"),
-    as its base; None if there is none, or a modal makes it not yet done."""
+    as its base, or "give" when the thing is now the customer's ("the credit is now on your
+    account"); None if there is none, or a modal makes it not yet done."""
     tokens = re.findall(r"[\w'$%-]+(?:\.\d+)?", sentence.lower())
     for index, token in enumerate(tokens):
         if not content_words(token) & things:
@@ -427,7 +428,13 @@ def _verb_beside(sentence: str, things: frozenset[str]) -> str | None:
             base = lemma(word)
             if is_past(word) and base not in _LIGHT and base in _GIVING_ACTS:
                 return base
+        if _NOW_THEIRS.match(" ".join(after)):
+            return "give"
     return None
+
+
+# A thing now the customer's: "is now on your account", "is now active".
+_NOW_THEIRS = re.compile(r"(?:is|are) now (?:on|in|active|live|available)\b")
 
 
 # A predicate of a clause: its first verb, or one joined to it ("…, then refunds him").
