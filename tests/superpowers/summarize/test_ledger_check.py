@@ -130,3 +130,16 @@ def test_a_consequential_act_no_message_names_goes() -> None:
     messages = [("c", "You charged me twice for the same thing."), ("a", "I'll go and check it.")]
     draft = "Bo checks the charge, then refunds Ana the extra charge."
     assert checked(messages, draft) == "Bo will check the charge."
+
+
+def test_an_act_is_looked_for_in_the_english_reading_of_another_language() -> None:
+    chat = transcript(
+        ("c", "Me cobraron dos veces."),
+        ("a", "Ya le he reembolsado el cargo."),
+        names={"c": "Ana", "a": "Bo"},
+    ).read(["They charged me twice.", "I have already refunded the charge."])
+    cast = cast_speakers(chat)
+    draft = "Bo refunds the charge."
+    assert check_draft(draft, chat.renamed(cast.names), cast, "paragraph").text("paragraph") == (
+        draft
+    )

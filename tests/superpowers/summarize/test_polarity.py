@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.superpowers.summarize.test_ledger_check import checked
 
 
@@ -46,19 +48,21 @@ def test_a_thing_an_act_is_denied_on_is_still_there() -> None:
     assert checked(messages, "Bo cites the 12-month rule.") == "Bo cites the 12-month rule."
 
 
-def test_a_belief_stated_as_fact_goes() -> None:
-    messages = [
-        ("c", "I believe you have charged me twice for the same thing."),
-        ("a", "I'll go and check it."),
-    ]
-    draft = "Ana complains, but Bo charges Ana twice for the same thing."
-    assert checked(messages, draft) == "Ana complains."
+BELIEVED = [
+    ("c", "I believe you have charged me twice for the same thing."),
+    ("a", "I'll go and check it."),
+]
 
 
-def test_a_belief_reported_as_one_stays() -> None:
-    messages = [
-        ("c", "I believe you have charged me twice for the same thing."),
-        ("a", "I'll go and check it."),
-    ]
-    draft = "Ana believes Bo charged her twice for the same thing."
-    assert checked(messages, draft) == draft
+@pytest.mark.parametrize(
+    ("draft", "expected"),
+    [
+        ("Ana complains, but Bo charges Ana twice for the same thing.", "Ana complains."),
+        (
+            "Ana believes Bo charged her twice for the same thing.",
+            "Ana believes Bo charged her twice for the same thing.",
+        ),
+    ],
+)
+def test_a_belief_is_reported_as_one_or_not_at_all(draft: str, expected: str) -> None:
+    assert checked(BELIEVED, draft) == expected

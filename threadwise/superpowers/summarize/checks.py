@@ -83,10 +83,12 @@ def check_draft(
     attributor = Attributor(transcript.messages, cast.names)
     acts = build_ledger(transcript.messages)
     written_by: dict[Speaker, str] = {}
+    read_by: dict[Speaker, str] = {}
     for message in transcript.messages:
         if not message.addresses_model:
             written_by[message.speaker] = f"{written_by.get(message.speaker, '')}\n{message.text}"
-    ledger = LedgerCheck(acts, cast.names, written_by)
+            read_by[message.speaker] = f"{read_by.get(message.speaker, '')}\n{message.english}"
+    ledger = LedgerCheck(acts, cast.names, written_by, read_by)
     speech = SpeechCheck(transcript.messages, cast.names)
     polarity = PolarityCheck(transcript.messages, cast.names)
     readings = "\n".join(m.english for m in transcript.messages if not m.addresses_model)

@@ -124,11 +124,14 @@ class LedgerCheck:
         ledger: Ledger,
         names: dict[Speaker, str],
         said: Mapping[Speaker, str] | None = None,
+        read: Mapping[Speaker, str] | None = None,
     ) -> None:
         self.ledger = ledger
         self.names = names
-        # What each speaker wrote, for the IDs and numbers they gave.
+        # What each speaker wrote, for the IDs and numbers they gave; and its English reading
+        # (the same text for English), for the words of what they did.
         self.said = dict(said or {})
+        self.read = dict(read or self.said)
         self._words: frozenset[str] | None = None
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
@@ -242,12 +245,12 @@ class LedgerCheck:
             if any(w.startswith(form) for form in forms for w in known):
                 continue
             verdict.changes.append(f"{base}: no message says so")
-            return found.start() if found.start() > 0 else 0
+            return found.start()
         return None
 
     def _vocabulary(self) -> frozenset[str]:
         if self._words is None:
-            self._words = content_words("\n".join(self.said.values()))
+            self._words = content_words("\n".join(self.read.values()))
         return self._words
 
     def _offered_given(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
@@ -260,7 +263,7 @@ class LedgerCheck:
             end = _OBJECT_END.search(rest)
             thing = content_words(rest[: end.start() if end else len(rest)])
             thing -= self._name_words()
-            for said in reversed(sentences(self.said.get(subject, ""))):
+            for said in reversed(sentences(self.read.get(subject, ""))):
                 verb = None if said.endswith("?") else _verb_beside(said, thing)
                 if verb is not None:
                     verdict.changes.append(f"offer: {verb} in the messages, not only offered")
