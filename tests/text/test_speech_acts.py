@@ -26,6 +26,7 @@ from threadwise.text.speech_acts import Doer, Mood, Reply, acts, reply
         ("I'm so bored.", Mood.STATED, Doer.SPEAKER, "bored"),
         ("I've rebooked you on NA 418.", Mood.DONE, Doer.SPEAKER, "rebook"),
         ("So I'm not able to refund this fee.", Mood.REFUSED, Doer.SPEAKER, "refund"),
+        ("Done: you're booked at Casa Alfama.", Mood.DONE, Doer.NOBODY, "book"),
         ("I'll just go and check it for you, sir.", Mood.PROMISED, Doer.SPEAKER, "check"),
         ("My flight tomorrow morning got cancelled.", Mood.DONE, Doer.NOBODY, "cancel"),
         ("You become more and more impatient with me.", Mood.STATED, Doer.OTHER, "impatient"),

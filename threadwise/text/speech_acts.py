@@ -193,6 +193,13 @@ _FORMS: tuple[tuple[Mood, Doer, str], ...] = (
         rf"|already |just "
         rf"|successfully |finally |been |all )*(?:been )?{_V}",
     ),
+    # "You're booked at Casa Alfama", "you've been refunded": a service done for the one told.
+    (
+        Mood.DONE,
+        Doer.NOBODY,
+        rf"\byou(?:'re| are|'ve been| have been) (?:now |all |already )?"
+        rf"(?P<v>(?:{_SERVICE})[a-z]*)\b",
+    ),
     (
         Mood.STATED,
         Doer.SPEAKER,
@@ -383,7 +390,7 @@ def _act(mood: Mood, doer: Doer, match: re.Match[str], sentence: str) -> Act | N
         return None
     if progressive and _LATER.search(rest):
         mood = Mood.PROMISED  # "we're sending a technician tomorrow"
-    yours = doer is Doer.NOBODY and match.group(0).startswith("your ")
+    yours = doer is Doer.NOBODY and re.match(r"you(?:r |'| )", match.group(0)) is not None
     own = doer is Doer.NOBODY and match.group(0).startswith("my ")
     return Act(mood, doer, verb, content_words(rest), sentence, yours, own, match.start())
 

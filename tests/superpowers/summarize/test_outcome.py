@@ -15,10 +15,14 @@ CHAT = (
 )
 
 
-def summarized(draft: str, lines: tuple[tuple[str, str], ...] = CHAT) -> tuple[str, str | None]:
-    chat = transcript(
-        *lines, names={"c": "Ethan", "a": "Kenji"}, roles={"c": "Customer", "a": "Agent"}
-    )
+def summarized(
+    draft: str,
+    lines: tuple[tuple[str, str], ...] = CHAT,
+    names: dict[str, str] | None = None,
+) -> tuple[str, str | None]:
+    names = names or {"c": "Ethan", "a": "Kenji"}
+    roles = {key: "Agent" if key == "a" else "Customer" for key in names}
+    chat = transcript(*lines, names=names, roles=roles)
     cast = cast_speakers(chat)
     checked = check_draft(draft, chat.renamed(cast.names), cast, "paragraph")
     added = state_outcome(
@@ -52,3 +56,19 @@ def test_a_refusal_in_so_many_words_is_the_outcome() -> None:
     text, added = summarized("Ethan asks to remove a $35 overdraft fee.", lines)
     assert added is not None
     assert text.endswith("Kenji is not able to refund this fee.")
+
+
+def test_a_service_told_to_two_customers_is_their_outcome() -> None:
+    lines = (
+        ("c", "Our hotel in Lisbon was cancelled. What are our options?"),
+        ("a", "I can move you to Casa Alfama, or refund the hotel."),
+        ("j", "We'll go with Casa Alfama, please."),
+        ("a", "Done: you're booked at Casa Alfama from April 9 to 14, breakfast included."),
+    )
+    names = {"c": "Carlos", "j": "Julia", "a": "Ingrid"}
+    draft = "Carlos reports the cancelled hotel; Julia asks about Casa Alfama."
+    text, added = summarized(draft, lines, names)
+    assert added is not None
+    assert text.endswith(
+        "Carlos and Julia are booked at Casa Alfama from April 9 to 14, breakfast included."
+    )

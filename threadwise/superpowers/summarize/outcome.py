@@ -69,12 +69,13 @@ def state_outcome(
     message = messages[entry.position]
     start = _tellable(entry.act.text, entry.act.at) or 0
     sentence = _sentence_of(message.english, entry.act.text[start:])
-    if sentence is None or _restated(checked, message, sentence, names):
+    if sentence is None or _restated(checked, message, sentence, names, entry.verb):
         return None
-    customer = _customer(ledger)
-    if customer is None:
+    customers = [s for s in ledger.speakers if s.side is Side.CUSTOMER]
+    if not customers:
         return None
-    added = _third_person(sentence, names[entry.said_by], names[customer])
+    told = " and ".join(names[c] for c in customers)
+    added = _third_person(sentence, names[entry.said_by], told, plural=len(customers) > 1)
     checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
     return added
 
@@ -86,7 +87,7 @@ def _outcome(ledger: Ledger) -> Entry | None:
         e
         for e in ledger.entries
         if e.said_by.side in _AGENT_SIDES
-        and e.doer is e.said_by
+        and (e.doer is e.said_by or (e.doer is None and e.act.addressee))
         and e.verb in _SERVICE
         and _tellable(e.act.text, e.act.at) is not None
     ]
@@ -105,8 +106,8 @@ def _outcome(ledger: Ledger) -> Entry | None:
 # need its verb changed too), and not an apology.
 _OPENS_WITH_SPEAKER = re.compile(
     r"\W*(?:(?:ok|okay|so|good|great|perfect|done|thanks|thank you|alright|all right)[,.!]?\s+)*"
-    r"(?:i|we)(?:'ve| have|'ll| will| can't| cannot| won't| just| also| already|'m| am|'re| are)"
-    r"\b"
+    r"(?:(?:i|we)(?:'ve| have|'ll| will| can't| cannot| won't| just| also| already|'m| am|'re|"
+    r" are)|you(?:'re| are|'ve been| have been))\b"
 )
 _SPEAKER_AGAIN = re.compile(r"\b(?:i|i'm|we|we're|my|our|me|us)\b")
 
@@ -125,11 +126,6 @@ def _tellable(sentence: str, at: int) -> int | None:
     return start
 
 
-def _customer(ledger: Ledger) -> Speaker | None:
-    customers = [s for s in ledger.speakers if s.side is Side.CUSTOMER]
-    return customers[0] if len(customers) == 1 else None
-
-
 def _sentence_of(text: str, lowered: str) -> str | None:
     """The sentence of ``text`` the act was read in (``lowered``), as written."""
     at = text.lower().replace("\u2019", "'").find(lowered)
@@ -141,9 +137,16 @@ def _sentence_of(text: str, lowered: str) -> str | None:
     return sentence if sentence.endswith((".", "!")) else sentence.rstrip(",;:") + "."
 
 
-def _restated(checked: Checked, message: Said, sentence: str, names: dict[Speaker, str]) -> bool:
+def _restated(
+    checked: Checked, message: Said, sentence: str, names: dict[Speaker, str], verb: str
+) -> bool:
+    """Does a summary sentence say what ``sentence`` (the outcome's, whose act is ``verb``)
+    says: citing its message, or sharing two of its words and the act ("Julia suggests Casa
+    Alfama" does not say "you're booked at Casa Alfama")?"""
     wanted = _words(sentence) - _name_words(names)
     for said in checked.sentences:
+        if verb not in _words(said.prompt_text) and verb in wanted:
+            continue
         if message in said.messages[:1] and len(wanted & _words(said.prompt_text)) >= 1:
             return True
         if len(wanted & _words(said.prompt_text)) >= min(_SHARED, len(wanted)):
@@ -159,9 +162,10 @@ def _name_words(names: dict[Speaker, str]) -> frozenset[str]:
     return frozenset(w for name in names.values() for w in content_words(name))
 
 
-def _third_person(sentence: str, agent: str, customer: str) -> str:
+def _third_person(sentence: str, agent: str, customer: str, plural: bool = False) -> str:
     """``sentence`` said by the agent, told of them: "I've approved your charger" →
-    "Kenji has approved Ethan's charger"."""
+    "Kenji has approved Ethan's charger"; with ``plural``, ``customer`` names several
+    ("Carlos and Julia are booked")."""
     text = sentence.replace("\u2019", "'")
     text = re.sub(
         r"^\W*(?:(?:ok|okay|so|well|great|perfect|good|thanks|alright),?\s+)+", "", text, flags=re.I
@@ -173,4 +177,11 @@ def _third_person(sentence: str, agent: str, customer: str) -> str:
             text,
             flags=re.IGNORECASE,
         )
+    if plural:
+        text = re.sub(rf"\b{re.escape(customer)} (is|has)\b", _plural_verb, text)
     return text[0].upper() + text[1:] if text else text
+
+
+def _plural_verb(found: re.Match[str]) -> str:
+    verb = {"is": "are", "has": "have"}[found.group(1)]
+    return found.group(0)[: -len(found.group(1))] + verb
