@@ -7,9 +7,13 @@ The other checks find who a clause's words belong to; a "not" changes nothing th
 "Lee does not recommend the store" passes them when Lee recommended it. A negated clause
 whose words the messages hold only in sentences that deny nothing is dropped (a later clause
 of the sentence is cut, as ``ledger_check`` does). Questions decide nothing ("Don't you
-like it?"), and a clause whose words no message holds is left to the other checks. An
-asserting clause goes when one of its words is only ever denied: each time a message says
-it, a plain negation or refusal comes at most a few words before it in the same clause.
+like it?"), and a clause whose words no message holds is left to the other checks.
+
+An asserting clause goes when it names a thing the messages only ever deny anyone has or
+gets: "no refund", "without a voucher", or the object of a denied verb of giving ("can't
+provide a hotel voucher"; "can't override the rule" denies the act, not the rule). And a
+clause stating as fact what the messages that restate it best only believe ("charges him
+twice" from "I believe you charged me twice") goes, unless it reports the belief.
 """
 
 from __future__ import annotations
@@ -128,27 +132,8 @@ def _denied_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 # What opens a noun phrase: "a hotel voucher", "their refund".
-_DETERMINERS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "his",
-        "her",
-        "their",
-        "its",
-        "my",
-        "your",
-        "our",
-        "some",
-        "any",
-        "this",
-        "that",
-        "these",
-        "those",
-        "another",
-    ]
-)
+_DETERMINER_WORDS = "a an the his her their its my your our some any this that these those another"
+_DETERMINERS = frozenset(_DETERMINER_WORDS.split())
 
 
 def _things(text: str) -> frozenset[str]:
