@@ -72,3 +72,16 @@ def test_a_service_told_to_two_customers_is_their_outcome() -> None:
     assert text.endswith(
         "Carlos and Julia are booked at Casa Alfama from April 9 to 14, breakfast included."
     )
+
+
+def test_an_estimate_of_a_pending_request_is_stated_with_its_time() -> None:
+    lines = (
+        ("c", "My internet has been down since 7 this morning."),
+        ("a", "There is an outage in your area. The estimated restore time is 6:00 PM today."),
+        ("c", "OK, thanks."),
+    )
+    text, added = summarized("Ethan reports his internet is down; Kenji finds an outage.", lines)
+    assert added == "The estimated restore time is 6:00 PM today."
+    assert text.endswith(added)
+    told = "Ethan's internet is down until 6:00 PM, when Kenji expects it restored."
+    assert summarized(told, lines)[1] is None

@@ -62,7 +62,20 @@ def state_outcome(
     write_back: Callable[[str], str],
 ) -> str | None:
     """Add the outcome to ``checked`` when a support chat's summary lacks it; the sentence
-    added (in prompt names), or None. ``write_back`` turns prompt names into the caller's."""
+    added (in prompt names), or None. ``write_back`` turns prompt names into the caller's.
+    An estimate the agent side gave ("the estimated restore time is 6:00 PM today") is the
+    state of a request still pending: added too when no sentence has its time."""
+    added = _stated_act(checked, ledger, messages, names, write_back)
+    return _estimate(checked, messages, write_back) or added
+
+
+def _stated_act(
+    checked: Checked,
+    ledger: Ledger,
+    messages: tuple[Said, ...],
+    names: dict[Speaker, str],
+    write_back: Callable[[str], str],
+) -> str | None:
     entry = _outcome(ledger)
     if entry is None or not checked.sentences:
         return None
@@ -78,6 +91,37 @@ def state_outcome(
     added = _third_person(sentence, names[entry.said_by], told, plural=len(customers) > 1)
     checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
     return added
+
+
+# "The estimated restore time is 6:00 PM today", "expected delivery date: March 3".
+_ESTIMATE = re.compile(
+    r"\b(?:the )?(?:estimated|expected) (?:restore|restoration|repair|delivery|arrival|"
+    r"resolution|completion|fix|return) (?:time|date)\b[^.!?;]*",
+    re.IGNORECASE,
+)
+
+
+def _estimate(
+    checked: Checked, messages: tuple[Said, ...], write_back: Callable[[str], str]
+) -> str | None:
+    """The agent side's last estimate of when a pending request is done, as a sentence,
+    when it has a time or date that no summary sentence has."""
+    for message in reversed(messages):
+        if message.speaker.side not in _AGENT_SIDES or message.addresses_model:
+            continue
+        found = list(_ESTIMATE.finditer(message.english))
+        if not found:
+            continue
+        clause = found[-1].group(0).strip()
+        when = re.findall(r"\d[\d:.]*", clause)
+        if not when or not checked.sentences:
+            return None
+        if any(all(w in s.prompt_text for w in when) for s in checked.sentences):
+            return None
+        added = clause[0].upper() + clause[1:] + "."
+        checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
+        return added
+    return None
 
 
 def _outcome(ledger: Ledger) -> Entry | None:
