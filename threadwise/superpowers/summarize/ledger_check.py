@@ -303,7 +303,8 @@ class LedgerCheck:
         if not any(e.doer is subject for e in entries) and any(
             e.not_by is subject and e.state is State.DONE for e in entries
         ):
-            # "My flight got cancelled", and no message has the subject cancel anything.
+            # "My flight got cancelled", "your flight was cancelled" told to the subject, and
+            # no message has the subject cancel anything: not the subject's act.
             verdict.changes.append(f"{base}: done to the subject, not by them")
             return _passive(body[lead + found.start("verb") :], base, _texts(entries))
         if any(e.state is State.DONE for e in own) or (
@@ -312,10 +313,6 @@ class LedgerCheck:
             # Done by the subject, or asked by them and done for them ("books a room").
             return body
         others = [e for e in entries if e.doer is not None and e.doer is not subject]
-        if not own and any(e.not_by is subject and e.state is State.DONE for e in entries):
-            # "Your flight was cancelled" told to the subject: not the subject's act.
-            verdict.changes.append(f"{base}: done to the subject, not by them")
-            return _passive(body[lead + found.start("verb") :], base, _texts(entries))
         if not own:
             done_by_other = {e.doer for e in others if e.state is State.DONE}
             if (

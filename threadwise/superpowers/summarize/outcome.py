@@ -65,17 +65,26 @@ def state_outcome(
     added (in prompt names), or None. ``write_back`` turns prompt names into the caller's.
     An estimate the agent side gave ("the estimated restore time is 6:00 PM today") is the
     state of a request still pending: added too when no sentence has its time."""
-    added = _stated_act(checked, ledger, messages, names, write_back)
-    return _estimate(checked, messages, write_back) or added
+    act = _stated_act(checked, ledger, messages, names)
+    _add(checked, act, write_back)
+    estimate = _estimate(checked, messages)  # after the act's sentence, which may give the time
+    _add(checked, estimate, write_back)
+    return next((found[0] for found in (estimate, act) if found is not None), None)
+
+
+def _add(
+    checked: Checked, found: tuple[str, Said] | None, write_back: Callable[[str], str]
+) -> None:
+    if found is not None:
+        sentence, message = found
+        checked.sentences.append(CheckedSentence(write_back(sentence), (message,), sentence))
 
 
 def _stated_act(
-    checked: Checked,
-    ledger: Ledger,
-    messages: tuple[Said, ...],
-    names: dict[Speaker, str],
-    write_back: Callable[[str], str],
-) -> str | None:
+    checked: Checked, ledger: Ledger, messages: tuple[Said, ...], names: dict[Speaker, str]
+) -> tuple[str, Said] | None:
+    """The agent's sentence of the act that settles the chat, in the third person, and its
+    message; None when there is none or a summary sentence restates it."""
     entry = _outcome(ledger)
     if entry is None or not checked.sentences:
         return None
@@ -88,9 +97,7 @@ def _stated_act(
     if not customers:
         return None
     told = " and ".join(names[c] for c in customers)
-    added = _third_person(sentence, names[entry.said_by], told, plural=len(customers) > 1)
-    checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
-    return added
+    return _third_person(sentence, names[entry.said_by], told, len(customers) > 1), message
 
 
 # "The estimated restore time is 6:00 PM today", "expected delivery date: March 3".
@@ -101,11 +108,9 @@ _ESTIMATE = re.compile(
 )
 
 
-def _estimate(
-    checked: Checked, messages: tuple[Said, ...], write_back: Callable[[str], str]
-) -> str | None:
-    """The agent side's last estimate of when a pending request is done, as a sentence,
-    when it has a time or date that no summary sentence has."""
+def _estimate(checked: Checked, messages: tuple[Said, ...]) -> tuple[str, Said] | None:
+    """The agent side's last estimate of when a pending request is done, as a sentence, and
+    its message, when it has a time or date that no summary sentence has."""
     for message in reversed(messages):
         if message.speaker.side not in _AGENT_SIDES or message.addresses_model:
             continue
@@ -118,9 +123,7 @@ def _estimate(
             return None
         if any(all(w in s.prompt_text for w in when) for s in checked.sentences):
             return None
-        added = clause[0].upper() + clause[1:] + "."
-        checked.sentences.append(CheckedSentence(write_back(added), (message,), added))
-        return added
+        return clause[0].upper() + clause[1:] + ".", message
     return None
 
 

@@ -157,6 +157,8 @@ class SpeechCheck:
         self._name_words = frozenset(w for n in names.values() for w in content_words(n))
         self._said: list[_Sentence] = []
         self._messages = [m for m in messages if not m.addresses_model]
+        # The messages' English, for a word or a figure in any form (``_written``).
+        self._text = " ".join(m.english for m in self._messages).lower()
         last: Said | None = None
         for position, message in enumerate(messages):
             if message.addresses_model:
@@ -281,10 +283,9 @@ class SpeechCheck:
         figure of ``about`` ("7:30")?"""
         if any(words & said.message for said in self._said):
             return True
-        text = " ".join(m.english for m in self._messages).lower()
-        if any(figure in text for figure in re.findall(r"\d[\d:.,]*\d|\d", about)):
+        if any(figure in self._text for figure in re.findall(r"\d[\d:.,]*\d|\d", about)):
             return True
-        return any(re.search(rf"\b{re.escape(word[:4])}", text) for word in words)
+        return any(re.search(rf"\b{re.escape(word[:4])}", self._text) for word in words)
 
     def _unanswered(self, subject: Speaker, words: frozenset[str]) -> bool:
         """Did the other speaker propose what ``words`` say, and ``subject`` write nothing
