@@ -126,6 +126,27 @@ def test_an_offer_of_what_was_given_is_told_as_given(said: str, expected: str) -
     assert checked(messages, "Bo offers a credit for the downtime.") == expected
 
 
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        (
+            "Done: a low-balance text alert at $100 is now active on your account.",
+            "Bo sets up a text alert at $100 and advises Ana to turn on overdraft protection.",
+        ),
+        (
+            "You can set up a text alert yourself in the app.",
+            "Bo advises Ana to set up a text alert at $100 and turn on overdraft protection.",
+        ),
+    ],
+)
+def test_advice_to_do_what_the_adviser_reported_done_is_told_as_done(
+    said: str, expected: str
+) -> None:
+    messages = [("c", "Make it $100."), ("a", said)]
+    draft = "Bo advises Ana to set up a text alert at $100 and turn on overdraft protection."
+    assert checked(messages, draft) == expected
+
+
 def test_a_consequential_act_no_message_names_goes() -> None:
     messages = [("c", "You charged me twice for the same thing."), ("a", "I'll go and check it.")]
     draft = "Bo checks the charge, then refunds Ana the extra charge."
@@ -142,4 +163,15 @@ def test_an_act_is_looked_for_in_the_english_reading_of_another_language() -> No
     draft = "Bo refunds the charge."
     assert check_draft(draft, chat.renamed(cast.names), cast, "paragraph").text("paragraph") == (
         draft
+    )
+
+
+def test_a_pronoun_for_the_one_speaker_named_before_is_checked_as_them() -> None:
+    messages = [
+        ("c", "Why was I charged a fee? Make the alert $100."),
+        ("a", "The fee is for the overdraft. Done: a text alert at $100 is now active."),
+    ]
+    draft = "Bo explains the overdraft fee. He advises Ana to set up a text alert at $100."
+    assert checked(messages, draft) == (
+        "Bo explains the overdraft fee. He sets up a text alert at $100."
     )

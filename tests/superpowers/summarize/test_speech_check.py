@@ -68,3 +68,29 @@ def test_agreeing_to_what_nobody_proposed_goes() -> None:
     assert checked(messages, "Ana asks for the tape recorder, and Bo agrees to help.") == (
         "Ana asks for the tape recorder."
     )
+
+
+def test_a_service_opener_is_the_offer_of_help() -> None:
+    messages = [
+        ("a", "What can I do for you today?"),
+        ("c", "I need to buy a new refrigerator today."),
+    ]
+    draft = "Ana offers to help Bo buy a new refrigerator."
+    assert checked(messages, draft) == "Bo offers to help Ana buy a new refrigerator."
+
+
+def test_asking_the_other_to_help_when_the_subject_offered_it_is_an_offer() -> None:
+    messages = [
+        ("c", "Mom! How can I help with the washing up?"),
+        ("a", "You peel the onions and wash them."),
+    ]
+    draft = "Ana asks Bo to help with the washing up, who tells her to peel the onions."
+    assert checked(messages, draft) == (
+        "Ana offers to help Bo with the washing up, who tells her to peel the onions."
+    )
+
+
+def test_asking_for_help_stays_a_request() -> None:
+    messages = [("c", "Can you help me with the washing up?"), ("a", "Sure.")]
+    draft = "Ana asks Bo to help with the washing up."
+    assert checked(messages, draft) == draft

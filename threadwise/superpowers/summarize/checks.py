@@ -95,8 +95,10 @@ def check_draft(
     said = content_words(readings + transcript.evidence)
     told = f"{transcript.evidence}\n{readings}"
     checked = Checked(ledger=acts)
+    previous = ""  # the last sentence kept, as the model wrote it
     for unit in units(draft, form):
-        attributed = attributor.check(unit)
+        pronoun, name = _pronoun_subject(unit, previous, cast)
+        attributed = attributor.check(name + unit[len(pronoun) :] if pronoun else unit)
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
@@ -115,6 +117,10 @@ def check_draft(
             checked.dropped.append(f"only a message written to the model says: {unit}")
             continue
         checked.swapped += attributed.fixed
+        previous = attributed.text
+        if pronoun and attributed.text.startswith(f"{name} "):
+            # The checks kept the subject: the model's pronoun goes back.
+            attributed.text = pronoun + attributed.text[len(name) :]
         written = cast.write_back(attributed.text)
         facts = check_facts(written, transcript.evidence, openers=fragments)
         unsupported = facts.unsupported + unsupported_words(written, told)
@@ -130,6 +136,21 @@ def check_draft(
     if restore_ids:
         _restore_identifiers(checked, transcript.evidence)
     return checked
+
+
+def _pronoun_subject(sentence: str, previous: str, cast: Cast) -> tuple[str, str]:
+    """ "She" opening ``sentence`` and the speaker it stands for: the only speaker the sentence
+    before names ("Nadia confirms the fee. She advises…"), so that the checks read the clause;
+    ("", "") when there is no such pronoun or more than one speaker it could be."""
+    found = re.match(r"(?:He|She)\b", sentence)
+    if found is None:
+        return "", ""
+    named = [
+        name
+        for name in cast.names.values()
+        if re.search(rf"(?<![\w#]){re.escape(name)}(?![\w#])", previous)
+    ]
+    return (found.group(0), named[0]) if len(named) == 1 else ("", "")
 
 
 class ClauseCheck(Protocol):

@@ -180,6 +180,8 @@ class LedgerCheck:
         if undone is not _UNCHANGED:
             return None if undone is None else body[:lead] + undone
         given = self._offered_given(predicate, subject, verdict)
+        if given is None:
+            given = self._advised_done(predicate, subject, verdict)
         if given is not None:
             return body[:lead] + given
         if _NOT_DONE.match(predicate):
@@ -269,6 +271,40 @@ class LedgerCheck:
                     verdict.changes.append(f"offer: {verb} in the messages, not only offered")
                     head = predicate[: found.start("verb")]
                     return f"{head}{_third_person_form(verb)} {rest}"
+        return None
+
+    def _advised_done(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
+        """ "advises Ana to set up a text alert" when the subject's messages report the alert
+        set up ("a text alert at $100 is now active"): "sets up a text alert", what follows
+        it still advised ("and advises Ana to turn on…"); None when the clause is no such
+        advice."""
+        found = _ADVISED.match(predicate)
+        if found is None:
+            return None
+        whom = found.group("whom")
+        others = {n for speaker, n in self.names.items() if speaker is not subject}
+        others |= {n.split()[0] for n in others}  # "Gregory" for Gregory Adeyemi
+        if whom not in others and whom not in ("him", "her", "them"):
+            return None
+        rest = predicate[found.end() :]
+        end = _OBJECT_END.search(rest)
+        thing = content_words(rest[: end.start() if end else len(rest)]) - self._name_words()
+        if not thing:
+            return None
+        for said in reversed(sentences(self.read.get(subject, ""))):
+            if said.endswith("?") or _verb_beside(said, thing) is None:
+                continue
+            verdict.changes.append("advice: done by the adviser in the messages")
+            act = _third_person_form(found.group("act")) + (found.group("particle") or "")
+            advised = f"{found.group('verb')} {whom} to "
+            more = re.search(r"\s+and\s+(?=(?P<next>[a-z]+)\b)", rest)
+            if (
+                more is not None
+                and is_verb(more.group("next"))
+                and lemma(more.group("next")) == more.group("next")
+            ):
+                rest = rest[: more.end()] + advised + rest[more.end() :]
+            return f"{act} {rest}"
         return None
 
     def _done(
@@ -430,11 +466,26 @@ def _verb_beside(sentence: str, things: frozenset[str]) -> str | None:
                 return base
         if _NOW_THEIRS.match(" ".join(after)):
             return "give"
+        # "a text alert at $100 is now active": the state a few words further on.
+        further = tokens[index + 1 : index + 1 + 2 * _BESIDE]
+        state = _NOW_THEIRS.search(" ".join(further))
+        if state and not any(_is_modal_or_negation(w) for w in further):
+            return "give"
     return None
 
 
+def _is_modal_or_negation(word: str) -> bool:
+    return word in _MODALS or bool(_NEGATION.fullmatch(word))
+
+
+# "advises Ana to set up …": advice to do something, as the predicate's first verb.
+_ADVISED = re.compile(
+    r"(?P<verb>advises|suggests|recommends|tells|asks|encourages|instructs|reminds)\s+"
+    r"(?P<whom>him|her|them|[A-Z#][\w#'.-]*(?:\s+[A-Z][\w'.-]*)*)\s+to\s+(?P<act>[a-z]+)"
+    r"(?P<particle>\s+(?:up|on|off|in|out|back))?\s+"
+)
 # A thing now the customer's: "is now on your account", "is now active".
-_NOW_THEIRS = re.compile(r"(?:is|are) now (?:on|in|active|live|available)\b")
+_NOW_THEIRS = re.compile(r"\b(?:is|are) now (?:on|in|active|live|available)\b")
 
 
 # A predicate of a clause: its first verb, or one joined to it ("…, then refunds him").

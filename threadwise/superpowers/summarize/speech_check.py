@@ -74,6 +74,18 @@ _OFFERING = re.compile(
     r"\b(?:(?:you'd|you would|do you|would you) (?:like|want) me to|can i|shall i|let me|"
     r"i can|i could|i'll|we can|we could|we'll|here's|here is|how about|what about)\b"
 )
+# A seller's or an agent's opening offer of help: "What can I do for you?", "How may I help?".
+_SERVICE_OPENER = re.compile(
+    r"\b(?:(?:what|how) (?:can|may|could) (?:i|we) (?:do for you|help|assist)|"
+    r"(?:can|may) (?:i|we) help you|anything (?:else )?(?:i|we) can (?:do|help))\b"
+)
+_HELP_WORDS = frozenset({"help", "assist", "assistance"})
+# The speaker offering to do something themselves: "How can I help with…", "Let me help",
+# "Do you want me to help…".
+_SELF_OFFER = re.compile(
+    r"\b(?:(?:how|what) (?:can|could|may|shall) i|(?:can|could|may|shall) i|let me|"
+    r"(?:want|like) me to) (?P<verb>[a-z]+)\b"
+)
 _ASKING_MOODS = frozenset({Mood.ASKED, Mood.WANTED})
 _ACCEPTING = re.compile(
     r"\b(?:yes|yeah|sure|okay|ok|all right|alright|of course|certainly|i agree|agreed|deal|"
@@ -235,6 +247,10 @@ class SpeechCheck:
                 return _DENIED
             return None
         other = self._other(subject)
+        if kind is Kind.ASK and other is not None and found.group("to") is None:
+            offer = self._self_offer(body[start + found.end() :], subject, other, verdict)
+            if offer is not None:
+                return body[:start] + offer
         if kind is Kind.ACCEPT and words and self._unanswered(subject, words):
             # "Lee agrees to go for coffee" when the coffee was proposed in the last words.
             verdict.changes.append(f"{kind.value}: the proposal was never answered")
@@ -278,6 +294,28 @@ class SpeechCheck:
             return other
         return None
 
+    def _self_offer(
+        self, rest: str, subject: Speaker, other: Speaker, verdict: Verdict
+    ) -> str | None:
+        """ "asks Bo to help with the washing up" when the subject's own words offered the
+        help ("How can I help with the washing up?"): "offers to help Bo with the washing
+        up"; None when the subject did not offer it."""
+        found = re.match(rf"\s+{re.escape(self.names[other])}\s+to\s+(?P<verb>help|assist)\b", rest)
+        if found is None:
+            return None
+        verb = found.group("verb")
+        after = rest[found.end() :]
+        words = content_words(_ABOUT_END.split(after, maxsplit=1)[0]) - self._name_words
+        for said in self._said:
+            offered = _SELF_OFFER.search(said.text) if said.speaker is subject else None
+            if offered is None or lemma(offered.group("verb")) != verb:
+                continue
+            if words and not words & said.words:
+                continue
+            verdict.changes.append("asks: the subject offered it")
+            return f"offers to {verb} {self.names[other]}{after}"
+        return None
+
     def _written(self, words: frozenset[str], about: str) -> bool:
         """Does any message hold one of ``words`` in any form ("showing" as "show"), or a
         figure of ``about`` ("7:30")?"""
@@ -316,6 +354,9 @@ class SpeechCheck:
                 if kind in (Kind.PROPOSE, Kind.OFFER)
                 else said.words
             )
+            if kind is Kind.OFFER and words & _HELP_WORDS and _SERVICE_OPENER.search(said.text):
+                best = max(best, min(2, len(words)))
+                continue
             if not words:
                 # Nothing to match but the act: only a reply to a proposal says it.
                 best = max(best, 1 if kind in (Kind.ACCEPT, Kind.REFUSE) and said.replies else 0)
