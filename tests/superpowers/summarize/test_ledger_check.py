@@ -175,3 +175,12 @@ def test_a_pronoun_for_the_one_speaker_named_before_is_checked_as_them() -> None
     assert checked(messages, draft) == (
         "Bo explains the overdraft fee. He sets up a text alert at $100."
     )
+
+
+def test_a_result_of_what_is_still_to_happen_goes() -> None:
+    messages = [
+        ("c", "I believe you charged me twice for the same thing."),
+        ("a", "I'll just go and check it for you, sir."),
+    ]
+    draft = "Bo checks the charges and confirms the mistake."
+    assert checked(messages, draft) == "Bo will check the charges."

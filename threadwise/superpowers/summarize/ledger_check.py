@@ -56,6 +56,11 @@ _LIGHT_WORDS = """
     be have do get go make take come see give put let keep say tell ask think know want
     need like seem look feel find use work show start stop help assist confirm verify"""
 _LIGHT = frozenset(_LIGHT_WORDS.split())
+# Verbs of speech: said in the conversation itself, not a result of what it promised.
+_SPEECH = frozenset(
+    "say tell ask explain mention suggest offer apologize thank promise agree reply answer "
+    "advise recommend warn remind invite request".split()
+)
 # A clause that is not a report of something done: its first words after the subject.
 _NOT_DONE = re.compile(
     r"(?:will|would|can|could|may|might|should|must|shall|cannot|can't|won't|does not|doesn't|"
@@ -369,7 +374,29 @@ class LedgerCheck:
             return None
         phrase = _as_not_done(latest, subject)
         verdict.changes.append(f"{base}: {latest.mood.value}/{latest.state.value}, not done")
-        return body[:lead] + f"{phrase} {base}" + rest
+        return body[:lead] + f"{phrase} {base}" + self._before_consequence(rest, subject, verdict)
+
+    def _before_consequence(self, rest: str, subject: Speaker, verdict: Verdict) -> str:
+        """``rest`` of a predicate still to happen, cut before a predicate joined to it that
+        reports a result as done ("will check the charges and confirms the mistake"): what
+        follows an act not yet done has not happened either, unless the subject's messages
+        report it done."""
+        for found in _PREDICATE.finditer(rest):
+            word = found.group("verb")
+            if found.start() == 0 or not (_third_person(word) or is_past(word)):
+                continue
+            base = lemma(word)
+            if not is_verb(word) or base in _SPEECH:
+                continue
+            if any(
+                e.verb == base and e.state is State.DONE and _may_do(e, subject)
+                for e in self.ledger.entries
+            ):
+                continue
+            verdict.changes.append(f"{base}: after what is still to happen")
+            end = re.search(r"[.!?]+$", rest)
+            return rest[: found.start()] + (end.group(0) if end else "")
+        return rest
 
     def _response(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
         """ "agrees to"/"refuses to" against the subject's reply to the other's proposal."""
