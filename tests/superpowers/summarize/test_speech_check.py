@@ -94,3 +94,19 @@ def test_asking_for_help_stays_a_request() -> None:
     messages = [("c", "Can you help me with the washing up?"), ("a", "Sure.")]
     draft = "Ana asks Bo to help with the washing up."
     assert checked(messages, draft) == draft
+
+
+def test_a_yes_no_question_nobody_asked_goes() -> None:
+    messages = [
+        ("c", "I'm afraid you can't smoke here."),
+        ("a", "Why not?"),
+        ("c", "Can't you see the notice?"),
+    ]
+    draft = "Ana asks Bo if he can smoke. Ana points to the notice."
+    assert checked(messages, draft) == "Ana points to the notice."
+
+
+def test_a_yes_no_question_someone_asked_stays() -> None:
+    messages = [("c", "Can I smoke here?"), ("a", "No, sorry.")]
+    draft = "Ana asks Bo if she can smoke."
+    assert checked(messages, draft) == draft

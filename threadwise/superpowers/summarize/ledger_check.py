@@ -57,10 +57,10 @@ _LIGHT_WORDS = """
     need like seem look feel find use work show start stop help assist confirm verify"""
 _LIGHT = frozenset(_LIGHT_WORDS.split())
 # Verbs of speech: said in the conversation itself, not a result of what it promised.
-_SPEECH = frozenset(
-    "say tell ask explain mention suggest offer apologize thank promise agree reply answer "
-    "advise recommend warn remind invite request".split()
-)
+_SPEECH_WORDS = """
+    say tell ask explain mention suggest offer apologize thank promise agree reply answer
+    advise recommend warn remind invite request"""
+_SPEECH = frozenset(_SPEECH_WORDS.split())
 # A clause that is not a report of something done: its first words after the subject.
 _NOT_DONE = re.compile(
     r"(?:will|would|can|could|may|might|should|must|shall|cannot|can't|won't|does not|doesn't|"

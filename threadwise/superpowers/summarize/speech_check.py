@@ -251,6 +251,10 @@ class SpeechCheck:
             offer = self._self_offer(body[start + found.end() :], subject, other, verdict)
             if offer is not None:
                 return body[:start] + offer
+        if kind is Kind.ASK and words and self._unasked(body[start + found.end() :], words):
+            # "asks if the order is over $15" when no question was about it.
+            verdict.changes.append(f"{kind.value}: nobody asked it")
+            return _DENIED
         if kind is Kind.ACCEPT and words and self._unanswered(subject, words):
             # "Lee agrees to go for coffee" when the coffee was proposed in the last words.
             verdict.changes.append(f"{kind.value}: the proposal was never answered")
@@ -315,6 +319,15 @@ class SpeechCheck:
             verdict.changes.append("asks: the subject offered it")
             return f"offers to {verb} {self.names[other]}{after}"
         return None
+
+    def _unasked(self, rest: str, words: frozenset[str]) -> bool:
+        """Is the clause a yes-no question ("asks if he can smoke") that no question of either
+        speaker has any of the words of?"""
+        if not re.match(r"(?:\s+\S+){0,3}?\s+(?:if|whether)\b", rest):
+            return False
+        return not any(
+            words & said.words for said in self._said if said.question or said.moods & _ASKING_MOODS
+        )
 
     def _written(self, words: frozenset[str], about: str) -> bool:
         """Does any message hold one of ``words`` in any form ("showing" as "show"), or a
