@@ -184,3 +184,23 @@ def test_a_result_of_what_is_still_to_happen_goes() -> None:
     ]
     draft = "Bo checks the charges and confirms the mistake."
     assert checked(messages, draft) == "Bo will check the charges."
+
+
+def test_an_act_promised_for_later_in_other_words_is_not_done() -> None:
+    messages = [
+        ("c", "That's fine. Do I get overtime?"),
+        ("a", "Of course. Come in early tomorrow and I'll show you how to do the scheduling."),
+    ]
+    draft = "Bo provides training on scheduling."
+    assert checked(messages, draft) == "Bo will provide training on scheduling."
+
+
+def test_a_joined_act_promised_for_later_is_not_done() -> None:
+    messages = [
+        ("c", "I could really use a raise. That's fine."),
+        ("a", "OK. Come in early tomorrow and I'll show you how to do the scheduling."),
+    ]
+    draft = "Bo agrees to the raise and provides training on scheduling."
+    assert checked(messages, draft) == (
+        "Bo agrees to the raise and will provide training on scheduling."
+    )

@@ -159,6 +159,7 @@ class LedgerCheck:
                 # The sentence ends before the unsaid predicate; its earlier ones go on.
                 text = cut_before(text, clause.name_end + unsaid)
                 head, body, tail = text[: clause.name_end], text[clause.name_end :], ""
+            body = self._joined_later(body, clause.subject, verdict)
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
                 verdict.text = without_clause(text, clause, clauses)
@@ -354,6 +355,11 @@ class LedgerCheck:
             # Done by the subject, or asked by them and done for them ("books a room").
             return body
         others = [e for e in entries if e.doer is not None and e.doer is not subject]
+        if not entries and self._promised_later(words, subject):
+            # "provides training on scheduling" after "Come in tomorrow and I'll show you how
+            # to do the scheduling": promised for later in other words, not done.
+            verdict.changes.append(f"{base}: promised for later, not done")
+            return body[:lead] + f"will {base}" + self._before_consequence(rest, subject, verdict)
         if not own:
             done_by_other = {e.doer for e in others if e.state is State.DONE}
             if (
@@ -375,6 +381,41 @@ class LedgerCheck:
         phrase = _as_not_done(latest, subject)
         verdict.changes.append(f"{base}: {latest.mood.value}/{latest.state.value}, not done")
         return body[:lead] + f"{phrase} {base}" + self._before_consequence(rest, subject, verdict)
+
+    def _joined_later(self, body: str, subject: Speaker, verdict: Verdict) -> str:
+        """``body`` with a predicate joined after its first ("agrees to the raise and provides
+        training on scheduling") that the subject promised for later in other words ("Come in
+        tomorrow and I'll show you how to do the scheduling") told as still to happen."""
+        found_all = list(_PREDICATE.finditer(body))
+        for number, found in enumerate(found_all):
+            word = found.group("verb")
+            if found.start() == 0 or not (_third_person(word) or is_past(word)):
+                continue
+            base = lemma(word)
+            if not is_verb(word) or base in _SPEECH or base in _LIGHT:
+                continue
+            end = found_all[number + 1].start() if number + 1 < len(found_all) else len(body)
+            words = content_words(body[found.end() : end]) - self._name_words()
+            if self.ledger.about(_SYNONYMS.get(base, frozenset({base})), words):
+                continue
+            if not self._promised_later(words, subject):
+                continue
+            verdict.changes.append(f"{base}: promised for later, not done")
+            start = found.start("verb")
+            return body[:start] + f"will {base}" + body[found.end() :]
+        return body
+
+    def _promised_later(self, words: frozenset[str], subject: Speaker) -> bool:
+        """Did ``subject`` promise, for a later time ("tomorrow", "next week"), something
+        with one of ``words``, and never report it done?"""
+        return any(
+            e.doer is subject
+            and e.mood is Mood.PROMISED
+            and e.state is State.PENDING
+            and words & e.act.words
+            and _LATER.search(e.act.text.lower())
+            for e in self.ledger.entries
+        )
 
     def _before_consequence(self, rest: str, subject: Speaker, verdict: Verdict) -> str:
         """``rest`` of a predicate still to happen, cut before a predicate joined to it that
