@@ -24,6 +24,7 @@ from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
 from threadwise.superpowers.summarize.ledger_check import Clause, LedgerCheck, Verdict
 from threadwise.superpowers.summarize.one_person import apart
 from threadwise.superpowers.summarize.polarity import PolarityCheck
+from threadwise.superpowers.summarize.possession import PossessionCheck
 from threadwise.superpowers.summarize.sentences import joined, units
 from threadwise.superpowers.summarize.speech_check import SpeechCheck
 from threadwise.text.speech_acts import content_words
@@ -91,6 +92,7 @@ def check_draft(
     ledger = LedgerCheck(acts, cast.names, written_by, read_by)
     speech = SpeechCheck(transcript.messages, cast.names)
     polarity = PolarityCheck(transcript.messages, cast.names)
+    possession = PossessionCheck(transcript.messages, cast.names)
     readings = "\n".join(m.english for m in transcript.messages if not m.addresses_model)
     said = content_words(readings + transcript.evidence)
     told = f"{transcript.evidence}\n{readings}"
@@ -102,7 +104,7 @@ def check_draft(
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
-        clause_checks = (speech, polarity, ledger)
+        clause_checks = (speech, polarity, ledger, possession)
         if not _clause_checks(clause_checks, unit, attributed, attributor, cast, checked):
             continue
         details = cut_details(attributed.text, said)

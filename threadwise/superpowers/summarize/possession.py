@@ -1,0 +1,118 @@
+"""Whose thing a summary says it is: "Tom's job as a supermarket worker" needs Tom to have
+said it was his.
+
+People say what is theirs in the first person ("I work part-time at a supermarket", "my
+notes") and what is the other's in the second ("your notes"). A summary's possessive (a
+speaker's name with "'s", or the clause subject's "his" or "her") is given to the other
+speaker when the thing's words occur only where the other spoke of their own: "Tom's job as
+a supermarket worker" becomes "Sally's job…" when only Sally said "I work … at a
+supermarket", and "Ana borrows her notes" becomes "Bo's notes" after "Could I borrow your
+notes?". What a speaker says of a third person ("I know her sister") is not theirs; a thing
+both spoke of as their own decides nothing, and one the messages do not place with anyone is
+left to the other checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from threadwise.superpowers.summarize.ledger_check import Clause, Verdict
+from threadwise.text.speech_acts import content_words, sentences
+from threadwise.text.transcript import Said, Speaker
+
+# A sentence about the speaker's own things, and one about the listener's.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b")
+_SECOND_PERSON = re.compile(r"\b(?:your|yours)\b")
+_THIRD_PERSON = re.compile(r"\b(?:his|her|their|its)\s+\w")
+# The thing possessed: up to a verb of the clause, a new clause or punctuation; an "as a …"
+# says what it is ("job as a yard worker").
+_THING_END = re.compile(
+    r"\s+(?:and|but|or|which|who|that|because|while|when|to|is|are|was|were|has|have|had|"
+    r"with|for|from|about|after|before|so)\b|[,;:.!?()]"
+)
+# Words that name a kind of thing, not which one ("job", "thing"): no evidence of whose.
+_GENERIC_WORDS = """
+    job work thing things stuff one ones place time day idea plan problem issue situation
+    life experience part kind lot way"""
+_GENERIC = frozenset(_GENERIC_WORDS.split())
+_PRONOUNS = ("his", "her")  # not "their": often both speakers
+
+
+class PossessionCheck:
+    """Checks the possessives of summary sentences against who spoke of the thing as theirs;
+    ``names`` are the prompt names."""
+
+    def __init__(self, messages: Sequence[Said], names: dict[Speaker, str]) -> None:
+        self.names = names
+        self.speakers = tuple(dict.fromkeys(m.speaker for m in messages))
+        self._name_words = frozenset(w for n in names.values() for w in content_words(n))
+        self._owned: dict[Speaker, set[str]] = {s: set() for s in self.speakers}
+        for message in messages:
+            if message.addresses_model:
+                continue
+            speaker = message.speaker
+            other = self._other(speaker)
+            for text in sentences(message.english):
+                words = content_words(text)
+                lowered = text.lower().replace("\u2019", "'")
+                if other is not None and _SECOND_PERSON.search(lowered):
+                    # "Could I borrow your notes?": the notes are the listener's; only what
+                    # follows a "my" is the speaker's.
+                    self._owned[other] |= words
+                    for mine in re.finditer(r"\bmy\s+([^,;:.!?]+)", lowered):
+                        self._owned[speaker] |= content_words(mine.group(1))
+                elif _THIRD_PERSON.search(lowered):
+                    # "I know her younger sister Mary": someone else's; only a "my" counts.
+                    for mine in re.finditer(r"\bmy\s+([^,;:.!?]+)", lowered):
+                        self._owned[speaker] |= content_words(mine.group(1))
+                elif _FIRST_PERSON.search(lowered):
+                    self._owned[speaker] |= words
+
+    def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
+        verdict = Verdict(sentence)
+        if len(self.speakers) != 2:
+            return verdict
+        text = sentence
+        # Last first, so that earlier positions still hold.
+        for start, end, owner in reversed(self._possessives(sentence, clauses)):
+            thing = _THING_END.split(text[end:], maxsplit=1)[0]
+            complement = re.match(r"\s+as\s+(?:a|an|the)?\s*[^,;:.!?]+", text[end + len(thing) :])
+            words = content_words(thing + (complement.group(0) if complement else ""))
+            words = words - self._name_words - _GENERIC
+            right = self._owner(words, owner)
+            if right is None:
+                continue
+            verdict.changes.append(f"possessive: {' '.join(sorted(words))} is the other's")
+            text = f"{text[:start]}{self.names[right]}'s{text[end:]}"
+        verdict.text = text
+        return verdict
+
+    def _possessives(self, sentence: str, clauses: list[Clause]) -> list[tuple[int, int, Speaker]]:
+        """Where each possessive of a speaker is (its start and end: the thing follows) and
+        whose the sentence says it is."""
+        found = []
+        for speaker, name in self.names.items():
+            pattern = rf"(?<![\w#]){re.escape(name)}'s\b"
+            found += [(m.start(), m.end(), speaker) for m in re.finditer(pattern, sentence)]
+        for clause in clauses:
+            end = clause.end
+            pattern = rf"\b(?:{'|'.join(_PRONOUNS)})\b"
+            for match in re.finditer(pattern, sentence[clause.name_end : end]):
+                at = clause.name_end + match.start()
+                found.append((at, clause.name_end + match.end(), clause.subject))
+        return sorted(found)
+
+    def _owner(self, words: frozenset[str], owner: Speaker) -> Speaker | None:
+        """The other speaker, when ``words`` are theirs and not ``owner``'s; else None."""
+        other = self._other(owner)
+        if other is None or not words:
+            return None
+        theirs = words & self._owned[other]
+        if not theirs or words & self._owned[owner]:
+            return None
+        return other
+
+    def _other(self, speaker: Speaker) -> Speaker | None:
+        others = [s for s in self.speakers if s is not speaker]
+        return others[0] if len(self.speakers) == 2 and len(others) == 1 else None
