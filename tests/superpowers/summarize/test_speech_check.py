@@ -110,3 +110,12 @@ def test_a_yes_no_question_someone_asked_stays() -> None:
     messages = [("c", "Can I smoke here?"), ("a", "No, sorry.")]
     draft = "Ana asks Bo if she can smoke."
     assert checked(messages, draft) == draft
+
+
+def test_the_clause_after_a_first_one_that_goes_stands_alone() -> None:
+    messages = [
+        ("c", "I'm afraid you can't smoke here."),
+        ("a", "Why not? I'm sorry, I can't read the notice."),
+    ]
+    draft = "Ana asks Bo if he can smoke, but Bo says he can't read the notice."
+    assert checked(messages, draft) == "Bo says he can't read the notice."
