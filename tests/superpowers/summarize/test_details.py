@@ -38,6 +38,12 @@ def test_a_topic_never_mentioned_is_cut_from_its_list() -> None:
     assert details.cut == ["work", "family"]
 
 
+def test_a_topic_whose_head_was_never_mentioned_is_cut() -> None:
+    said = content_words("What was the damage? I have to have the wall repaired.")
+    details = cut_details("Alex asks about the damage and repair costs.", said)
+    assert details.text == "Alex asks about the damage."
+
+
 def test_a_list_of_acts_is_no_list_of_topics() -> None:
     said = content_words("I don't know the cause. Please go to the lab for blood tests.")
     sentence = "Alex is not sure of the cause and sends Bobby to the lab."

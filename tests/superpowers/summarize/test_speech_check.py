@@ -119,3 +119,12 @@ def test_the_clause_after_a_first_one_that_goes_stands_alone() -> None:
     ]
     draft = "Ana asks Bo if he can smoke, but Bo says he can't read the notice."
     assert checked(messages, draft) == "Bo says he can't read the notice."
+
+
+def test_a_joined_yes_no_question_nobody_asked_goes() -> None:
+    messages = [
+        ("c", "Hi, is this the Bread and Cheese Deli? Can you deliver?"),
+        ("a", "Yes, we deliver orders over $15."),
+    ]
+    draft = "Bo confirms and asks if the order is over $15."
+    assert checked(messages, draft) == "Bo confirms."

@@ -134,10 +134,15 @@ def _nominal(item: str) -> bool:
 
 
 def _mentioned(item: str, conversation: frozenset[str]) -> bool:
+    """Does the conversation have the topic: its head (last) word in some form ("repair
+    costs" needs "costs", not only "repaired")?"""
     words = content_words(item)
     if not words:
         return True
-    return any(w in conversation or any(c.startswith(w[:5]) for c in conversation) for w in words)
+    head = content_words(item.split()[-1])
+    return any(
+        w in conversation or any(c.startswith(w[:5]) for c in conversation) for w in (head or words)
+    )
 
 
 def _words(text: str) -> list[str]:

@@ -117,6 +117,8 @@ class _Denied:
 
 
 _DENIED = _Denied()
+# "…, and asks": a question joined to the clause's first predicate.
+_JOINED_ASK = re.compile(r"(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)asks\b")
 # Adverbs between the subject and its verb ("Lee then asks").
 _LEAD = re.compile(
     r"\s+(?:(?:also|then|later|finally|eventually|again|first|now|still|just|\w+ly)\s+)?"
@@ -206,6 +208,11 @@ class SpeechCheck:
             if text is None:
                 break
             body = text[clause.name_end : clause.end]
+            joined = self._joined_unasked(body, verdict)
+            if joined is not None:
+                text = text[: clause.name_end] + joined + text[clause.end :]
+                verdict.text = text
+                body = joined
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
                 continue
@@ -320,14 +327,27 @@ class SpeechCheck:
             return f"offers to {verb} {self.names[other]}{after}"
         return None
 
+    def _joined_unasked(self, body: str, verdict: Verdict) -> str | None:
+        """``body`` ended before a yes-no question joined to its first predicate that nobody
+        asked ("confirms and asks if the order is over $15"); None when it has none."""
+        found = _JOINED_ASK.search(body)
+        if found is None:
+            return None
+        rest = body[found.end() :]
+        about = _ABOUT_END.split(rest, maxsplit=1)[0]
+        words = content_words(about) - self._name_words - _UNINFORMATIVE
+        if not words or not self._unasked(rest, words):
+            return None
+        verdict.changes.append(f"{Kind.ASK.value}: nobody asked it")
+        end = re.search(r"[.!?]\s*$", body)
+        return body[: found.start()] + (end.group(0).strip() if end else "")
+
     def _unasked(self, rest: str, words: frozenset[str]) -> bool:
         """Is the clause a yes-no question ("asks if he can smoke") that no question of either
         speaker has any of the words of?"""
         if not re.match(r"(?:\s+\S+){0,3}?\s+(?:if|whether)\b", rest):
             return False
-        return not any(
-            words & said.words for said in self._said if said.question or said.moods & _ASKING_MOODS
-        )
+        return not any(words & said.words for said in self._said if said.question)
 
     def _written(self, words: frozenset[str], about: str) -> bool:
         """Does any message hold one of ``words`` in any form ("showing" as "show"), or a
