@@ -242,7 +242,8 @@ _ACCEPTS = re.compile(
     r"like a (?:plan|good idea))|that (?:sounds|would be|works|'d be)|that's (?:fine|great|perfect"
     r"|good|a good idea|a deal|ok|okay)|good idea|great idea|why not|i'd love to|i would love to|"
     r"i agree|agreed|no problem|with pleasure|i'll take it|let's do (?:it|that)|please do|go "
-    r"ahead|i accept|i'd like that|i'm in)\b"
+    r"ahead|i accept|i'd like that|i'm in|count me in|(?:how|why) (?:can|could|would) i "
+    r"(?:miss|refuse|resist|say no to) (?:it|that|this)|i (?:wouldn't|would not) miss it)\b"
 )
 _REFUSES = re.compile(
     r"^\W*(?:no(?! problem| worries| doubt| wonder)\b|nope|nah|not really|not now|"

@@ -128,3 +128,18 @@ def test_a_joined_yes_no_question_nobody_asked_goes() -> None:
     ]
     draft = "Bo confirms and asks if the order is over $15."
     assert checked(messages, draft) == "Bo confirms."
+
+
+def test_being_unable_after_saying_yes_goes() -> None:
+    messages = [
+        ("c", "An exhibition of Picasso's paintings is on. Do you want to go with me?"),
+        ("a", "How can I miss it! But with the buses on strike, we have to take the subway."),
+    ]
+    draft = "Ana invites Bo to a Picasso exhibition, but Bo is unable to go."
+    assert checked(messages, draft) == "Ana invites Bo to a Picasso exhibition."
+
+
+def test_being_unable_after_saying_no_stays() -> None:
+    messages = [("c", "Do you want to go to the exhibition?"), ("a", "Sorry, I can't go.")]
+    draft = "Ana invites Bo to the exhibition, but Bo is unable to go."
+    assert checked(messages, draft) == draft

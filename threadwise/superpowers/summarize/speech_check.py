@@ -117,6 +117,11 @@ class _Denied:
 
 
 _DENIED = _Denied()
+# Not being able to: "is unable to go", "can't come".
+_UNABLE = re.compile(
+    r"(?:is|are|was|were) (?:unable|not able) to\s+|(?:cannot|can't|can not|could not|"
+    r"couldn't)\s+(?=\w)"
+)
 # "…, and asks": a question joined to the clause's first predicate.
 _JOINED_ASK = re.compile(r"(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)asks\b")
 # Adverbs between the subject and its verb ("Lee then asks").
@@ -236,6 +241,14 @@ class SpeechCheck:
         negated = _NEGATED.match(body[start:])
         if negated:
             start += negated.end()
+        unable = _UNABLE.match(body[start:])
+        if unable is not None and not negated:
+            about = _ABOUT_END.split(body[start + unable.end() :], maxsplit=1)[0]
+            if self._accepted(subject, content_words(about) - self._name_words):
+                # "is unable to go" when the subject's answer was "How can I miss it!".
+                verdict.changes.append("unable: the subject accepted")
+                return _DENIED
+            return None
         found = re.match(r"(?P<verb>[a-z]+)\b(?P<to>\s+to\b)?", body[start:])
         if found is None:
             return None
@@ -341,6 +354,19 @@ class SpeechCheck:
         verdict.changes.append(f"{Kind.ASK.value}: nobody asked it")
         end = re.search(r"[.!?]\s*$", body)
         return body[: found.start()] + (end.group(0).strip() if end else "")
+
+    def _accepted(self, subject: Speaker, words: frozenset[str]) -> bool:
+        """Did ``subject`` answer yes to the other's proposal of ``words`` ("Do you want to
+        go?" "How can I miss it!"), and refuse nothing anywhere?"""
+        if any(s.speaker is subject and self._does(Kind.REFUSE, s) for s in self._said):
+            return False
+        return any(
+            said.speaker is subject
+            and said.replies
+            and said.answer is Reply.ACCEPTS
+            and (not words or bool(words & said.exchange))  # "go": nothing to match
+            for said in self._said
+        )
 
     def _unasked(self, rest: str, words: frozenset[str]) -> bool:
         """Is the clause a yes-no question ("asks if he can smoke") that no question of either
