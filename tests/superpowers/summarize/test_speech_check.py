@@ -143,3 +143,24 @@ def test_being_unable_after_saying_no_stays() -> None:
     messages = [("c", "Do you want to go to the exhibition?"), ("a", "Sorry, I can't go.")]
     draft = "Ana invites Bo to the exhibition, but Bo is unable to go."
     assert checked(messages, draft) == draft
+
+
+def test_gratitude_nobody_expressed_goes() -> None:
+    messages = [
+        ("c", "I was glad to hear about your award, congratulations!"),
+        ("a", "Thanks. I was really surprised."),
+        ("c", "You've worked there so long. You deserve it."),
+    ]
+    draft = "Ana congratulates Bo on the award and expresses gratitude for the hard work."
+    assert checked(messages, draft) == "Ana congratulates Bo on the award."
+
+
+def test_a_joined_suggestion_is_given_to_who_made_it() -> None:
+    messages = [
+        ("c", "I'm so hungry. Is the hot pot place open?"),
+        ("a", "How about the Mongolian hot pot?"),
+    ]
+    draft = "Ana says she is hungry and suggests the Mongolian hot pot."
+    assert checked(messages, draft) == (
+        "Ana says she is hungry, and Bo suggests the Mongolian hot pot."
+    )

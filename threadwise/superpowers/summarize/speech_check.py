@@ -11,14 +11,18 @@ as ``attribution`` does). When the subject answered the other way about two of t
 words ("Lee agrees to the 7:30 showing" after "No, not the 7:30 showing"), the verb is turned;
 "agrees" to a proposal the subject never answered, or to what no message names ("Vince
 agrees to help" when nobody asked for help), and an act denied that the subject did ("Lee
-does not apologize"), go. Clauses the messages do not decide are left alone.
+does not apologize"), go. So do a yes-no question no message asks ("asks if he can smoke"),
+gratitude the subject never expressed, and being unable to do what the subject said yes to
+("How can I miss it!"); "asks Bo to help" when the subject offered the help is an offer.
+Predicates joined to a clause's first ("…, and asks…") are checked the same way. Clauses the
+messages do not decide are left alone.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, without_clause
@@ -48,6 +52,10 @@ _KIND_WORDS = {
     Kind.GIVE: "provide give share supply",
 }
 _KINDS = {word: kind for kind, words in _KIND_WORDS.items() for word in words.split()}
+# The verbs of ``_KINDS`` as a summary writes them of its subject ("asks", "apologizes").
+_THIRD_PERSON_KINDS = frozenset(
+    w + ("es" if w.endswith(("sh", "ch", "s", "x")) else "s") for w in _KINDS
+) | frozenset({"expresses", "is"})
 # The summary's verb for each answer, turned: "agrees to" → "declines to".
 _TURNED = {
     "agrees to": "declines to",
@@ -112,18 +120,35 @@ _NEGATED = re.compile(
 )
 
 
+def _shifted(clause: Clause, shift: int) -> Clause:
+    return replace(
+        clause, start=clause.start + shift, name_end=clause.name_end + shift, end=clause.end + shift
+    )
+
+
 class _Denied:
     """A clause that denies an act its subject did: it goes."""
 
 
 _DENIED = _Denied()
+_OBJECT_PRONOUN = re.compile(r"\b(?:him|her|them|his|their)\b")
+# Thanks said in other words: "expresses gratitude", "is grateful".
+_GRATITUDE = re.compile(
+    r"(?:expresses|shows|voices) (?:(?:his|her|their) )?(?:gratitude|thanks|appreciation)|"
+    r"(?:is|are) (?:grateful|thankful)"
+)
 # Not being able to: "is unable to go", "can't come".
 _UNABLE = re.compile(
     r"(?:is|are|was|were) (?:unable|not able) to\s+|(?:cannot|can't|can not|could not|"
     r"couldn't)\s+(?=\w)"
 )
-# "…, and asks": a question joined to the clause's first predicate.
-_JOINED_ASK = re.compile(r"(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)asks\b")
+# A predicate joined to the clause's first by "and" or "then", its verb one of speech
+# ("…, and asks", "…then suggests").
+_JOIN = re.compile(
+    r"(?P<lead>(?:,\s*(?:and\s+|then\s+)?|\s+and\s+|\s+then\s+)"
+    r"(?:(?:also|then|later|finally|eventually|again|\w+ly)\s+)?)"
+    rf"(?=(?:{'|'.join(sorted(_THIRD_PERSON_KINDS))})\b)"
+)
 # Adverbs between the subject and its verb ("Lee then asks").
 _LEAD = re.compile(
     r"\s+(?:(?:also|then|later|finally|eventually|again|first|now|still|just|\w+ly)\s+)?"
@@ -213,11 +238,14 @@ class SpeechCheck:
             if text is None:
                 break
             body = text[clause.name_end : clause.end]
-            joined = self._joined_unasked(body, verdict)
-            if joined is not None:
+            joined = self._joined(body, clause.subject, verdict)
+            if joined != body:
+                # Later clauses move with the text after this one.
+                shift = len(joined) - len(body)
                 text = text[: clause.name_end] + joined + text[clause.end :]
-                verdict.text = text
-                body = joined
+                clauses = [_shifted(c, shift) if c.start >= clause.end else c for c in clauses]
+                clause = replace(clause, end=clause.end + shift)
+                verdict.text, body = text, joined
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
                 continue
@@ -231,6 +259,31 @@ class SpeechCheck:
                 verdict.text = text[: clause.name_end] + changed + text[clause.end :]
         return verdict
 
+    def _joined(self, body: str, subject: Speaker, verdict: Verdict) -> str:
+        """``body`` with each predicate joined after its first ("…, and asks if…", "…and
+        expresses gratitude…") checked as a clause of its own: gone, restated, or told of the
+        other speaker (", and Bo suggests…")."""
+        joins = list(_JOIN.finditer(body))
+        for number in reversed(range(len(joins))):
+            join = joins[number]
+            end = joins[number + 1].start() if number + 1 < len(joins) else len(body)
+            tail = re.search(r"[.!?]\s*$", body[join.end("lead") : end])
+            stop = end - (len(tail.group(0)) if tail else 0)
+            predicate = " " + body[join.end("lead") : stop]
+            changed = self._clause(predicate, subject, verdict)
+            if changed is None:
+                continue
+            if isinstance(changed, _Denied):
+                body = body[: join.start()] + body[stop:]
+            elif isinstance(changed, Speaker):
+                if _OBJECT_PRONOUN.search(predicate):
+                    continue  # "asks him to…": whom "him" was would need exchanging too
+                other = self._exchanged(predicate, subject, changed)
+                body = f"{body[: join.start()]}, and {self.names[changed]}{other}{body[stop:]}"
+            else:
+                body = body[: join.end("lead")] + changed.lstrip() + body[stop:]
+        return body
+
     def _clause(
         self, body: str, subject: Speaker, verdict: Verdict
     ) -> str | Speaker | _Denied | None:
@@ -241,6 +294,9 @@ class SpeechCheck:
         negated = _NEGATED.match(body[start:])
         if negated:
             start += negated.end()
+        grateful = _GRATITUDE.match(body[start:])
+        if grateful is not None and not negated:
+            return self._thanked(subject, verdict)
         unable = _UNABLE.match(body[start:])
         if unable is not None and not negated:
             about = _ABOUT_END.split(body[start + unable.end() :], maxsplit=1)[0]
@@ -340,20 +396,13 @@ class SpeechCheck:
             return f"offers to {verb} {self.names[other]}{after}"
         return None
 
-    def _joined_unasked(self, body: str, verdict: Verdict) -> str | None:
-        """``body`` ended before a yes-no question joined to its first predicate that nobody
-        asked ("confirms and asks if the order is over $15"); None when it has none."""
-        found = _JOINED_ASK.search(body)
-        if found is None:
+    def _thanked(self, subject: Speaker, verdict: Verdict) -> _Denied | None:
+        """ "expresses gratitude for their hard work" goes when the subject never thanked
+        (whatever the other did: what they thanked for is another matter)."""
+        if any(s.speaker is subject and self._does(Kind.THANK, s) for s in self._said):
             return None
-        rest = body[found.end() :]
-        about = _ABOUT_END.split(rest, maxsplit=1)[0]
-        words = content_words(about) - self._name_words - _UNINFORMATIVE
-        if not words or not self._unasked(rest, words):
-            return None
-        verdict.changes.append(f"{Kind.ASK.value}: nobody asked it")
-        end = re.search(r"[.!?]\s*$", body)
-        return body[: found.start()] + (end.group(0).strip() if end else "")
+        verdict.changes.append(f"{Kind.THANK.value}: the subject never thanked")
+        return _DENIED
 
     def _accepted(self, subject: Speaker, words: frozenset[str]) -> bool:
         """Did ``subject`` answer yes to the other's proposal of ``words`` ("Do you want to
