@@ -164,3 +164,14 @@ def test_a_joined_suggestion_is_given_to_who_made_it() -> None:
     assert checked(messages, draft) == (
         "Ana says she is hungry, and Bo suggests the Mongolian hot pot."
     )
+
+
+def test_agreeing_in_a_relative_clause_to_what_was_turned_down_is_turned() -> None:
+    messages = [
+        ("c", "How about the Mongolian hot pot?"),
+        ("a", "Oh, it's too spicy for me. My eyes teared up last time."),
+        ("c", "Maybe the Yuanyang pot then. You can choose the non-spicy soup."),
+        ("a", "Sounds great."),
+    ]
+    draft = "Ana suggests the Mongolian hot pot, which Bo agrees to."
+    assert checked(messages, draft) == "Ana suggests the Mongolian hot pot, which Bo turns down."

@@ -107,7 +107,8 @@ _REFUSING = re.compile(
     r"i'm not interested|i don't think so|unfortunately|(?:i )?don't feel like|not in the mood|"
     r"no way|i'm broke|can't afford|(?:maybe )?(?:another|some other|next) time|i'm busy|"
     r"not today|i'd rather|i would rather|i have to (?:work|go|meet|study)|"
-    r"(?:i'm|i am|we're|we are) (?:not able|unable) to)\b)"
+    r"(?:i'm|i am|we're|we are) (?:not able|unable) to|(?:it's|that's|it is|that is) too \w+ "
+    r"for (?:me|us))\b)"
 )
 _TOO_MUCH = re.compile(r"\btoo (?:big|small|heavy|expensive|much|late|early|far|long|short)\b")
 _APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|my apologies|my bad)\b")
@@ -131,6 +132,11 @@ class _Denied:
 
 
 _DENIED = _Denied()
+# "…, which Amy agrees to": an answer to what the clause before proposed.
+_WHICH_ANSWER = re.compile(
+    r"(?P<lead>,?\s*which\s+)(?P<name>[A-Z#][\w#'.-]*(?:\s+[A-Z][\w'.-]*)?)\s+"
+    r"(?:agrees to|agrees|accepts)(?=\s*[.,;!?]|$)"
+)
 _OBJECT_PRONOUN = re.compile(r"\b(?:him|her|them|his|their)\b")
 # Thanks said in other words: "expresses gratitude", "is grateful".
 _GRATITUDE = re.compile(
@@ -233,6 +239,7 @@ class SpeechCheck:
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)
+        verdict.text = self._relative_answers(sentence, clauses, verdict)
         for clause in reversed(clauses):
             text = verdict.text
             if text is None:
@@ -494,6 +501,28 @@ class SpeechCheck:
         if kind is Kind.APOLOGIZE:
             return bool(_APOLOGY.search(said.text))
         return bool(_THANKS.search(said.text))
+
+    def _relative_answers(self, sentence: str, clauses: list[Clause], verdict: Verdict) -> str:
+        """``sentence`` with "…, which Amy agrees to" turned ("which Amy turns down") when
+        Amy's no to the proposal before it ("it's too spicy for me") is about more of its
+        words than any yes of hers."""
+        speakers = {name: speaker for speaker, name in self.names.items()}
+        for found in reversed(list(_WHICH_ANSWER.finditer(sentence))):
+            subject = speakers.get(found.group("name"))
+            if subject is None:
+                continue
+            begun = max((c.start for c in clauses if c.start < found.start()), default=0)
+            words = content_words(sentence[begun : found.start()]) - self._name_words
+            words -= _UNINFORMATIVE
+            # The no about more of its words than any yes ("Sounds great" to the next
+            # proposal, "the Yuanyang pot", shares only "pot").
+            refused = self._evidence(Kind.REFUSE, subject, words)
+            if refused < 2 or refused <= self._evidence(Kind.ACCEPT, subject, words):
+                continue
+            verdict.changes.append(f"{Kind.ACCEPT.value}: the subject turned it down")
+            turned = f"{found.group('lead')}{found.group('name')} turns down"
+            sentence = sentence[: found.start()] + turned + sentence[found.end() :]
+        return sentence
 
     def _answer(self, kind: Kind, subject: Speaker, words: frozenset[str]) -> bool:
         """Did ``subject`` answer the other way, and never the way the clause says?"""
