@@ -40,3 +40,12 @@ def test_what_a_speaker_said_of_someone_else_is_not_theirs() -> None:
     ]
     draft = "Ana asks Bo about Lizzy, including her younger sister Mary."
     assert checked(messages, draft) == draft
+
+
+def test_a_thing_only_told_of_a_third_person_is_no_speakers() -> None:
+    messages = [
+        ("c", "So how did Simon handle it?"),
+        ("a", "His excuse was familiar. He said his car died again."),
+    ]
+    draft = "Ana asks about Bo's car trouble."
+    assert checked(messages, draft) == "Ana asks about the car trouble."

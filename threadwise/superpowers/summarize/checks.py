@@ -18,6 +18,7 @@ from typing import Protocol
 from threadwise.protocol import SummaryFormat
 from threadwise.superpowers.summarize.attribution import Attribution, Attributor
 from threadwise.superpowers.summarize.cast import Cast
+from threadwise.superpowers.summarize.contact import ContactCheck
 from threadwise.superpowers.summarize.details import cut_details
 from threadwise.superpowers.summarize.facts import check_facts, unsupported_words
 from threadwise.superpowers.summarize.ledger import Ledger, build_ledger
@@ -93,6 +94,7 @@ def check_draft(
     speech = SpeechCheck(transcript.messages, cast.names)
     polarity = PolarityCheck(transcript.messages, cast.names)
     possession = PossessionCheck(transcript.messages, cast.names)
+    contact = ContactCheck(transcript.messages, cast.names)
     readings = "\n".join(m.english for m in transcript.messages if not m.addresses_model)
     said = content_words(readings + transcript.evidence)
     told = f"{transcript.evidence}\n{readings}"
@@ -104,7 +106,7 @@ def check_draft(
         if not attributed.kept:
             checked.dropped.append(f"actor: {unit}")
             continue
-        clause_checks = (speech, polarity, ledger, possession)
+        clause_checks = (speech, polarity, ledger, possession, contact)
         if not _clause_checks(clause_checks, unit, attributed, attributor, cast, checked):
             continue
         details = cut_details(attributed.text, said)

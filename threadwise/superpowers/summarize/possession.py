@@ -7,9 +7,10 @@ speaker's name with "'s", or the clause subject's "his" or "her") is given to th
 speaker when the thing's words occur only where the other spoke of their own: "Tom's job as
 a supermarket worker" becomes "Sally's job…" when only Sally said "I work … at a
 supermarket", and "Ana borrows her notes" becomes "Bo's notes" after "Could I borrow your
-notes?". What a speaker says of a third person ("I know her sister") is not theirs; a thing
-both spoke of as their own decides nothing, and one the messages do not place with anyone is
-left to the other checks.
+notes?". What a speaker says of a third person ("I know her sister") is not theirs, and a
+thing only ever told of a third person ("his car died", of Simon) is no speaker's: "Carole's
+car trouble" becomes "the car trouble". A thing both spoke of as their own decides nothing,
+and one the messages do not place with anyone is left to the other checks.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ _GENERIC = frozenset(_GENERIC_WORDS.split())
 _PRONOUNS = ("his", "her")  # not "their": often both speakers
 
 
+class _Nobody:
+    """A thing no speaker spoke of as theirs, only as a third person's."""
+
+
+_NOBODY = _Nobody()
+
+
 class PossessionCheck:
     """Checks the possessives of summary sentences against who spoke of the thing as theirs;
     ``names`` are the prompt names."""
@@ -48,6 +56,8 @@ class PossessionCheck:
         self.speakers = tuple(dict.fromkeys(m.speaker for m in messages))
         self._name_words = frozenset(w for n in names.values() for w in content_words(n))
         self._owned: dict[Speaker, set[str]] = {s: set() for s in self.speakers}
+        # Words of things someone named told of a third person's ("his car died").
+        self._third: set[str] = set()
         for message in messages:
             if message.addresses_model:
                 continue
@@ -68,6 +78,8 @@ class PossessionCheck:
                         self._owned[speaker] |= content_words(mine.group(1))
                 elif _FIRST_PERSON.search(lowered):
                     self._owned[speaker] |= words
+                for theirs in _THIRD_PERSON.finditer(lowered):
+                    self._third |= content_words(_THING_END.split(lowered[theirs.start() :])[0])
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)
@@ -81,7 +93,13 @@ class PossessionCheck:
             words = content_words(thing + (complement.group(0) if complement else ""))
             words = words - self._name_words - _GENERIC
             right = self._owner(words, owner)
-            if right is None:
+            if right is _NOBODY and text[start:end].endswith("'s"):
+                # (A pronoun may be the third person's own: "doesn't know his name".)
+                # "Carole's car trouble" when only "his car died" was said, of Simon.
+                verdict.changes.append(f"possessive: {' '.join(sorted(words))} is no speaker's")
+                text = f"{text[:start]}the{text[end:]}"
+                continue
+            if not isinstance(right, Speaker):
                 continue
             verdict.changes.append(f"possessive: {' '.join(sorted(words))} is the other's")
             text = f"{text[:start]}{self.names[right]}'s{text[end:]}"
@@ -103,15 +121,19 @@ class PossessionCheck:
                 found.append((at, clause.name_end + match.end(), clause.subject))
         return sorted(found)
 
-    def _owner(self, words: frozenset[str], owner: Speaker) -> Speaker | None:
-        """The other speaker, when ``words`` are theirs and not ``owner``'s; else None."""
+    def _owner(self, words: frozenset[str], owner: Speaker) -> Speaker | _Nobody | None:
+        """The other speaker, when ``words`` are theirs and not ``owner``'s; ``_NOBODY`` when
+        they are only a third person's; else None."""
         other = self._other(owner)
         if other is None or not words:
             return None
-        theirs = words & self._owned[other]
-        if not theirs or words & self._owned[owner]:
+        if words & self._owned[owner]:
             return None
-        return other
+        if words & self._owned[other]:
+            return other
+        if words & self._third and len(words & self._third) * 2 >= len(words):
+            return _NOBODY
+        return None
 
     def _other(self, speaker: Speaker) -> Speaker | None:
         others = [s for s in self.speakers if s is not speaker]
