@@ -175,3 +175,10 @@ def test_agreeing_in_a_relative_clause_to_what_was_turned_down_is_turned() -> No
     ]
     draft = "Ana suggests the Mongolian hot pot, which Bo agrees to."
     assert checked(messages, draft) == "Ana suggests the Mongolian hot pot, which Bo turns down."
+
+
+def test_an_adverb_before_the_first_predicate_is_no_join() -> None:
+    messages = [("c", "I'm afraid you can't smoke here."), ("a", "Why not?")]
+    draft = "Bo apologizes. Ana then asks if he can smoke."
+    assert checked(messages, draft) != "Bo apologizes. Ana."
+    assert not checked(messages, draft).endswith("Ana.")

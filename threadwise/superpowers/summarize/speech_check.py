@@ -270,7 +270,8 @@ class SpeechCheck:
         """``body`` with each predicate joined after its first ("…, and asks if…", "…and
         expresses gratitude…") checked as a clause of its own: gone, restated, or told of the
         other speaker (", and Bo suggests…")."""
-        joins = list(_JOIN.finditer(body))
+        # (Not "Lee then asks…": an adverb before the clause's own first predicate.)
+        joins = [j for j in _JOIN.finditer(body) if body[: j.start()].strip()]
         for number in reversed(range(len(joins))):
             join = joins[number]
             end = joins[number + 1].start() if number + 1 < len(joins) else len(body)
