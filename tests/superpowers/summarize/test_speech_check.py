@@ -126,8 +126,12 @@ def test_a_joined_yes_no_question_nobody_asked_goes() -> None:
         ("c", "Hi, is this the Bread and Cheese Deli? Can you deliver?"),
         ("a", "Yes, we deliver orders over $15."),
     ]
-    draft = "Bo confirms and asks if the order is over $15."
-    assert checked(messages, draft) == "Bo confirms."
+    draft = "Bo confirms the deli delivers and asks if the order is over $15."
+    assert checked(messages, draft) == "Bo confirms the deli delivers."
+    # A bare verb left says nothing: the sentence goes.
+    assert checked(messages, "Ana calls the deli. Bo confirms and asks if it is over $15.") == (
+        "Ana calls the deli."
+    )
 
 
 def test_being_unable_after_saying_yes_goes() -> None:

@@ -250,9 +250,17 @@ class SpeechCheck:
                 # Later clauses move with the text after this one.
                 shift = len(joined) - len(body)
                 text = text[: clause.name_end] + joined + text[clause.end :]
-                clauses = [_shifted(c, shift) if c.start >= clause.end else c for c in clauses]
-                clause = replace(clause, end=clause.end + shift)
+                moved = replace(clause, end=clause.end + shift)
+                clauses = [
+                    moved if c is clause else _shifted(c, shift) if c.start >= clause.end else c
+                    for c in clauses
+                ]
+                clause = moved
                 verdict.text, body = text, joined
+                if len(joined.strip(" .!?").split()) < 2:
+                    # "Bo confirms.": a bare verb left says nothing; the clause goes.
+                    verdict.text = without_clause(text, clause, clauses)
+                    continue
             changed = self._clause(body, clause.subject, verdict)
             if changed is None:
                 continue
