@@ -47,5 +47,5 @@ def test_a_thing_only_told_of_a_third_person_is_no_speakers() -> None:
         ("c", "So how did Simon handle it?"),
         ("a", "His excuse was familiar. He said his car died again."),
     ]
-    draft = "Ana asks about Bo's car trouble."
-    assert checked(messages, draft) == "Ana asks about the car trouble."
+    draft = "Bo talks about Bo's car trouble."
+    assert checked(messages, draft) == "Bo talks about the car trouble."

@@ -186,3 +186,13 @@ def test_an_adverb_before_the_first_predicate_is_no_join() -> None:
     draft = "Bo apologizes. Ana then asks if he can smoke."
     assert checked(messages, draft) != "Bo apologizes. Ana."
     assert not checked(messages, draft).endswith("Ana.")
+
+
+def test_asking_about_what_no_question_named_goes() -> None:
+    messages = [
+        ("c", "So how did he handle it?"),
+        ("a", "His excuse was familiar. He said his car died again."),
+        ("c", "So what was the damage."),
+    ]
+    draft = "Ana asks about the car trouble. Ana asks about the damage."
+    assert checked(messages, draft) == "Ana asks about the damage."

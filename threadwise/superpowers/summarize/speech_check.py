@@ -190,6 +190,19 @@ class _Sentence:
     replies: bool = False
 
 
+def _is_question(text: str) -> bool:
+    """A question, with its mark or without ("So what was the damage."): people chat."""
+    return text.rstrip().endswith("?") or bool(_WH_QUESTION.match(text))
+
+
+# A question without its mark: a wh-word and a verb to open the sentence.
+_WH_QUESTION = re.compile(
+    r"\W*(?:so\s+|and\s+|but\s+)?(?:what|how|why|when|where|who|which)\s+"
+    r"(?:is|are|was|were|do|does|did|can|could|would|will|should|about|happened|much|many)\b",
+    re.IGNORECASE,
+)
+
+
 def _proposes(text: str) -> bool:
     """Does a message propose something to the other speaker?"""
     lowered = text.lower().replace("\u2019", "'")
@@ -229,7 +242,7 @@ class SpeechCheck:
                         content_words(text),
                         own,
                         exchange,
-                        text.rstrip().endswith("?"),
+                        _is_question(text),
                         frozenset(a.mood for a in acts(text)),
                         answer if number == 0 else None,
                         proposed and number == 0,
@@ -434,11 +447,12 @@ class SpeechCheck:
         )
 
     def _unasked(self, rest: str, words: frozenset[str]) -> bool:
-        """Is the clause a yes-no question ("asks if he can smoke") that no question of either
-        speaker has any of the words of?"""
-        if not re.match(r"(?:\s+\S+){0,3}?\s+(?:if|whether)\b", rest):
+        """Is the clause a question ("asks if he can smoke", "asks about the car trouble") that
+        no question of either speaker has any of the words of?"""
+        if not re.match(r"(?:\s+\S+){0,3}?\s+(?:if|whether|about)\b", rest):
             return False
-        return not any(words & said.words for said in self._said if said.question)
+        asked = {w[:4] for said in self._said if said.question for w in said.words}
+        return not any(w[:4] in asked for w in words)  # "decision" asked as "decide"
 
     def _written(self, words: frozenset[str], about: str) -> bool:
         """Does any message hold one of ``words`` in any form ("showing" as "show"), or a
