@@ -49,3 +49,11 @@ def test_a_thing_only_told_of_a_third_person_is_no_speakers() -> None:
     ]
     draft = "Bo talks about Bo's car trouble."
     assert checked(messages, draft) == "Bo talks about the car trouble."
+
+
+def test_what_a_speaker_reports_of_themselves_is_theirs_by_name() -> None:
+    draft = "Bo mentions that he works part-time at a supermarket and carries things around."
+    messages = [*JOBS, ("a", "I also stock shelves, so I carry things around all day.")]
+    assert checked(messages, draft) == (
+        "Bo mentions that Bo works part-time at a supermarket and carries things around."
+    )

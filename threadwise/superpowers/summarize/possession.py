@@ -9,7 +9,9 @@ a supermarket worker" becomes "Sally's job…" when only Sally said "I work … 
 supermarket", and "Ana borrows her notes" becomes "Bo's notes" after "Could I borrow your
 notes?". What a speaker says of a third person ("I know her sister") is not theirs, and a
 thing only ever told of a third person ("his car died", of Simon) is no speaker's: "Carole's
-car trouble" becomes "the car trouble". A thing both spoke of as their own decides nothing,
+car trouble" becomes "the car trouble". What a speaker reports of a "he" or "she" that only
+they said of themselves is theirs by name ("Sally mentions that Sally works part-time"). A
+thing both spoke of as their own decides nothing,
 and one the messages do not place with anyone is left to the other checks.
 """
 
@@ -37,6 +39,8 @@ _GENERIC_WORDS = """
     job work thing things stuff one ones place time day idea plan problem issue situation
     life experience part kind lot way"""
 _GENERIC = frozenset(_GENERIC_WORDS.split())
+# Verbs that report what someone says of themselves.
+_REPORTS = r"(?:mentions|says|explains|adds|notes|admits|reveals|states|shares)"
 _PRONOUNS = ("his", "her")  # not "their": often both speakers
 
 
@@ -103,8 +107,31 @@ class PossessionCheck:
                 continue
             verdict.changes.append(f"possessive: {' '.join(sorted(words))} is the other's")
             text = f"{text[:start]}{self.names[right]}'s{text[end:]}"
-        verdict.text = text
+        verdict.text = self._said_of_oneself(text, verdict)
         return verdict
+
+    def _said_of_oneself(self, text: str, verdict: Verdict) -> str:
+        """ "Sally mentions that he works part-time" when only Sally said "I work part-time":
+        the pronouns of what she reports are her name ("…that Sally works part-time")."""
+        for speaker, name in self.names.items():
+            other = self._other(speaker)
+            pattern = (
+                rf"(?<![\w#]){re.escape(name)}\s+(?:\w+ly\s+)?{_REPORTS}\s+that\s+(?:he|she)\b"
+            )
+            found = re.search(pattern, text)
+            if found is None or other is None:
+                continue
+            reported = re.split(r"[.;:!?]", text[found.start() :], maxsplit=1)[0]
+            said = re.sub(r"^.*?\bthat\s+", "", reported)
+            words = content_words(said) - self._name_words - _GENERIC
+            if not words & self._owned[speaker] or words & self._owned[other]:
+                continue
+            verdict.changes.append(f"reported of oneself: {name}")
+            head = reported[: reported.index(" that ")]
+            told = re.sub(r"\bthat\s+(?:he|she)\b", f"that {name}", reported[len(head) :])
+            told = re.sub(r"\b(?:his|her)\b", f"{name}'s", told)
+            text = text.replace(reported, head + told, 1)
+        return text
 
     def _possessives(self, sentence: str, clauses: list[Clause]) -> list[tuple[int, int, Speaker]]:
         """Where each possessive of a speaker is (its start and end: the thing follows) and
