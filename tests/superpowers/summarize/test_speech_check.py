@@ -196,3 +196,15 @@ def test_asking_about_what_no_question_named_goes() -> None:
     ]
     draft = "Ana asks about the car trouble. Ana asks about the damage."
     assert checked(messages, draft) == "Ana asks about the damage."
+
+
+def test_inviting_the_listener_when_others_were_invited_is_restated() -> None:
+    messages = [
+        ("c", "The Johnsons are on their way back. You remember them, don't you?"),
+        ("a", "Johnson? I can't place them."),
+        ("c", "Well, I've invited them for brunch."),
+    ]
+    draft = "Ana invites Bo to brunch with the Johnsons, but Bo can't place them."
+    assert checked(messages, draft) == (
+        "Ana has invited the Johnsons to brunch, but Bo can't place them."
+    )

@@ -138,7 +138,7 @@ def check_draft(
         written = written if text == attributed.text else cast.write_back(text)
         checked.sentences.append(CheckedSentence(written, support, text))
     if restore_ids:
-        _restore_identifiers(checked, transcript.evidence)
+        _restore_identifiers(checked, transcript.evidence, transcript.messages)
     return checked
 
 
@@ -204,10 +204,16 @@ def _clauses(attributor: Attributor, sentence: str, cast: Cast) -> list[Clause]:
     return found
 
 
-def _restore_identifiers(checked: Checked, evidence: str) -> None:
+# The messages that open a conversation: where its issue, and the issue's IDs, are given.
+_OPENING = 2
+
+
+def _restore_identifiers(checked: Checked, evidence: str, messages: Sequence[Said]) -> None:
     """Put "48213" back after "the order" when the conversation said "order 48213"; when the
     summary names no such ID at all, the conversation's first one, "(order 48213)", ends the
-    first clause of the sentence that cites the message with it (else of the first one)."""
+    first clause of the sentence that cites the message with it, else of the first sentence
+    when the conversation's opening gave it (the issue's ID, not a fraud report's filed
+    later)."""
     named = list(_NAMED_ID.finditer(evidence))
     missing_all = not any(m.group(2) in s.text for m in named for s in checked.sentences)
     for match in named:
@@ -222,7 +228,10 @@ def _restore_identifiers(checked: Checked, evidence: str) -> None:
         else:
             if not missing_all or match is not named[0]:
                 continue
-            citing = [ident in m.text for s in checked.sentences for m in s.messages[:1]]
+            citing = [any(ident in m.text for m in s.messages[:1]) for s in checked.sentences]
+            opening = any(ident in m.text for m in messages[:_OPENING])
+            if True not in citing and not opening:
+                continue
             number = citing.index(True) if True in citing else 0
             sentence = checked.sentences[number]
             clause = re.search(r",\s|[.!?]?$", sentence.text)

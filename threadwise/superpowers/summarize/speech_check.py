@@ -388,7 +388,35 @@ class SpeechCheck:
         if own == 0 and theirs >= needed:
             verdict.changes.append(f"{kind.value}: the other speaker did")
             return other
+        if own == theirs == 0 and lemma(found.group("verb")) == "invite":
+            return self._invited_others(body[start + found.end() :], subject, other, verdict)
         return None
+
+    def _invited_others(
+        self, rest: str, subject: Speaker, other: Speaker, verdict: Verdict
+    ) -> str | _Denied | None:
+        """ "invites Bo to brunch with the Johnsons" when the subject only reported inviting
+        others ("I've invited them for brunch") and proposed nothing to Bo: "has invited the
+        Johnsons to brunch", or nothing (the clause goes) when the summary names no guests."""
+        found = re.match(
+            rf"\s+{re.escape(self.names[other])}\s+(?P<to>to\s+[^,;.]+?)"
+            r"(?:\s+with\s+(?P<guests>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))?(?=[,;.]|$)",
+            rest,
+        )
+        if found is None:
+            return None
+        reported = any(
+            a.mood is Mood.DONE and a.verb == "invite"
+            for said in self._said
+            if said.speaker is subject
+            for a in acts(said.text)
+        )
+        if not reported:
+            return None
+        verdict.changes.append("invites: the subject invited others, not the listener")
+        if found.group("guests") is None:
+            return _DENIED
+        return f" has invited {found.group('guests')} {found.group('to')}{rest[found.end() :]}"
 
     def _giver(self, about: str, subject: Speaker, verdict: Verdict) -> Speaker | None:
         """Who first wrote the ID or number the clause says the subject gave ("provides
