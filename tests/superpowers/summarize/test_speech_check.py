@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.superpowers.summarize.test_ledger_check import checked
+from tests.text.test_speaker_names import transcript
+from threadwise.superpowers.summarize.cast import cast_speakers
+from threadwise.superpowers.summarize.checks import check_draft
 
 BEACH = [
     ("c", "Are you free on Sunday? My friends and I are going to the beach, want to come?"),
@@ -208,3 +211,17 @@ def test_inviting_the_listener_when_others_were_invited_is_restated() -> None:
     assert checked(messages, draft) == (
         "Ana has invited the Johnsons to brunch, but Bo can't place them."
     )
+
+
+def test_in_a_group_a_suggestion_goes_to_the_one_who_offered_it() -> None:
+    chat = transcript(
+        ("c", "Our hotel cancelled our stay. What are our options?"),
+        ("a", "I can offer two: move you to Casa Alfama, same dates, or refund the nights."),
+        ("j", "We'll go with option 1, Casa Alfama, please."),
+        names={"c": "Carlos Mendoza", "j": "Julia Mendoza", "a": "Ingrid"},
+        roles={"c": "EndUser", "j": "EndUser", "a": "Agent"},
+    )
+    cast = cast_speakers(chat)
+    draft = "Julia suggests Casa Alfama as an alternative."
+    text = check_draft(draft, chat.renamed(cast.names), cast, "paragraph").text("paragraph")
+    assert text == "Ingrid suggests Casa Alfama as an alternative."

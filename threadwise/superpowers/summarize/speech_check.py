@@ -132,6 +132,8 @@ class _Denied:
 
 
 _DENIED = _Denied()
+# Picking one of the options offered: no proposal of one's own.
+_CHOICE = re.compile(r"\b(?:go with|go for|we'll take|i'll take|choose|pick|opt for)\b|option \d")
 # "…, which Amy agrees to": an answer to what the clause before proposed.
 _WHICH_ANSWER = re.compile(
     r"(?P<lead>,?\s*which\s+)(?P<name>[A-Z#][\w#'.-]*(?:\s+[A-Z][\w'.-]*)?)\s+"
@@ -282,6 +284,9 @@ class SpeechCheck:
                 continue
             if isinstance(changed, Speaker):
                 swapped = self._exchanged(text[clause.start : clause.end], clause.subject, changed)
+                if swapped == text[clause.start : clause.end]:
+                    # The subject as written ("Julia" for Julia Mendoza): its name replaced.
+                    swapped = self.names[changed] + text[clause.name_end : clause.end]
                 verdict.text = text[: clause.start] + swapped + text[clause.end :]
             else:
                 verdict.text = text[: clause.name_end] + changed + text[clause.end :]
@@ -378,7 +383,7 @@ class SpeechCheck:
                     return body[:start] + _TURNED[phrase] + rest
                 return None
         if other is None:
-            return None
+            return self._proposer(kind, subject, words, verdict)
         own, theirs = self._evidence(kind, subject, words), self._evidence(kind, other, words)
         if kind in (Kind.ACCEPT, Kind.REFUSE) and any(
             said.speaker is subject and self._does(kind, said) for said in self._said
@@ -391,6 +396,36 @@ class SpeechCheck:
         if own == theirs == 0 and lemma(found.group("verb")) == "invite":
             return self._invited_others(body[start + found.end() :], subject, other, verdict)
         return None
+
+    def _proposer(
+        self, kind: Kind, subject: Speaker, words: frozenset[str], verdict: Verdict
+    ) -> Speaker | None:
+        """In a group, "Julia suggests Casa Alfama" when Julia proposed nothing of the kind
+        and one other speaker proposed or offered it ("I can offer two: 1) Casa Alfama…"):
+        that speaker; else None."""
+        if kind not in (Kind.PROPOSE, Kind.OFFER) or len(words) < 2:
+            return None
+        if self._put_forward(subject, words):
+            return None
+        found = [s for s in self.speakers if s is not subject and self._put_forward(s, words) >= 2]
+        if len(found) != 1:
+            return None
+        verdict.changes.append(f"{kind.value}: another speaker of the group did")
+        return found[0]
+
+    def _put_forward(self, speaker: Speaker, words: frozenset[str]) -> int:
+        """How many of ``words`` a proposal or offer of ``speaker``'s holds; a choice among
+        options ("We'll go with option 1, Casa Alfama") puts nothing forward."""
+        return max(
+            (
+                len(words & said.message)
+                for said in self._said
+                if said.speaker is speaker
+                and not _CHOICE.search(said.text)
+                and (self._does(Kind.PROPOSE, said) or self._does(Kind.OFFER, said))
+            ),
+            default=0,
+        )
 
     def _invited_others(
         self, rest: str, subject: Speaker, other: Speaker, verdict: Verdict
