@@ -22,39 +22,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 
 from threadwise.superpowers.summarize.ledger_check import Clause, Verdict, without_clause
-from threadwise.text.speech_acts import Mood, Reply, acts, content_words, lemma, reply, sentences
+from threadwise.superpowers.summarize.spoken import KINDS, Kind, Spoken
+from threadwise.text.speech_acts import Mood, Reply, acts, content_words, lemma
 from threadwise.text.transcript import Said, Speaker
 
-
-class Kind(StrEnum):
-    ASK = "asks"
-    PROPOSE = "proposes"
-    OFFER = "offers"
-    ACCEPT = "accepts"
-    REFUSE = "refuses"
-    APOLOGIZE = "apologizes"
-    THANK = "thanks"
-    GIVE = "gives"
-
-
-_KIND_WORDS = {
-    Kind.ASK: "ask inquire enquire request",
-    Kind.PROPOSE: "suggest propose recommend advise invite urge encourage",
-    Kind.OFFER: "offer volunteer",
-    Kind.ACCEPT: "agree accept consent",
-    Kind.REFUSE: "refuse decline reject",
-    Kind.APOLOGIZE: "apologize apologise",
-    Kind.THANK: "thank",
-    Kind.GIVE: "provide give share supply",
-}
-_KINDS = {word: kind for kind, words in _KIND_WORDS.items() for word in words.split()}
-# The verbs of ``_KINDS`` as a summary writes them of its subject ("asks", "apologizes").
+# The verbs of ``KINDS`` as a summary writes them of its subject ("asks", "apologizes").
 _THIRD_PERSON_KINDS = frozenset(
-    w + ("es" if w.endswith(("sh", "ch", "s", "x")) else "s") for w in _KINDS
+    w + ("es" if w.endswith(("sh", "ch", "s", "x")) else "s") for w in KINDS
 ) | frozenset({"expresses", "is"})
 # The summary's verb for each answer, turned: "agrees to" → "declines to".
 _TURNED = {
@@ -68,51 +45,12 @@ _TURNED = {
     "declines": "accepts",
     "rejects": "accepts",
 }
-# A proposal put as a question: "Would you like to…", "How about…", "Shall we…".
-_PROPOSING = re.compile(
-    r"\b(?:would you like|do you want|would you care|how about|what about|why don't|why not|"
-    r"shall we|let's|let us|you (?:\w+ly )?(?:should|could|might|must|ought to)|we could|"
-    r"we should|i suggest|do you (?:wanna|want to|fancy)|are you (?:free|available)|"
-    r"i recommend|i'd recommend|i would recommend|i'd suggest|i advise|my advice|try|"
-    r"come (?:with|to|over|along)|join (?:me|us)|can i (?:help|get|offer|show))\b"
-)
-_PROPOSAL_MOODS = frozenset({Mood.SUGGESTED, Mood.ASKED})
-_OFFER_MOODS = frozenset({Mood.OFFERED, Mood.PROMISED})
-_OFFERING = re.compile(
-    r"\b(?:(?:you'd|you would|do you|would you) (?:like|want) me to|can i|shall i|let me|"
-    r"i can|i could|i'll|we can|we could|we'll|here's|here is|how about|what about)\b"
-)
-# A seller's or an agent's opening offer of help: "What can I do for you?", "How may I help?".
-_SERVICE_OPENER = re.compile(
-    r"\b(?:(?:what|how) (?:can|may|could) (?:i|we) (?:do for you|help|assist)|"
-    r"(?:can|may) (?:i|we) help you|anything (?:else )?(?:i|we) can (?:do|help))\b"
-)
-_HELP_WORDS = frozenset({"help", "assist", "assistance"})
 # The speaker offering to do something themselves: "How can I help with…", "Let me help",
 # "Do you want me to help…".
 _SELF_OFFER = re.compile(
     r"\b(?:(?:how|what) (?:can|could|may|shall) i|(?:can|could|may|shall) i|let me|"
     r"(?:want|like) me to) (?P<verb>[a-z]+)\b"
 )
-_ASKING_MOODS = frozenset({Mood.ASKED, Mood.WANTED})
-_ACCEPTING = re.compile(
-    r"\b(?:yes|yeah|sure|okay|ok|all right|alright|of course|certainly|i agree|agreed|deal|"
-    r"good idea|great idea|sounds (?:good|great|fine|like)|i'd love to|i would love to|"
-    r"that's fine|that works|why not|i accept|no problem|that'd be|that would be (?:great|"
-    r"fantastic|nice|lovely|wonderful)|count me in|i'm in|let's go|i'll take)\b"
-)
-_REFUSING = re.compile(
-    r"(?:^\W*(?:no|nope|nah|sorry)\b|\b(?:i can't|i cannot|i won't|i don't want|i'd rather not|"
-    r"i would rather not|not really|i'm afraid|no thanks|no, thanks|i refuse|i decline|"
-    r"i'm not interested|i don't think so|unfortunately|(?:i )?don't feel like|not in the mood|"
-    r"no way|i'm broke|can't afford|(?:maybe )?(?:another|some other|next) time|i'm busy|"
-    r"not today|i'd rather|i would rather|i have to (?:work|go|meet|study)|"
-    r"(?:i'm|i am|we're|we are) (?:not able|unable) to|(?:it's|that's|it is|that is) too \w+ "
-    r"for (?:me|us))\b)"
-)
-_TOO_MUCH = re.compile(r"\btoo (?:big|small|heavy|expensive|much|late|early|far|long|short)\b")
-_APOLOGY = re.compile(r"\b(?:sorry|apologi[sz]e|apologies|forgive me|my apologies|my bad)\b")
-_THANKS = re.compile(r"\b(?:thanks|thank you|thank u|appreciate it|much obliged)\b")
 # An ID or a number a speaker gives: digits, with letters or not ("A-20931", "7730-5512").
 _VALUE = re.compile(r"(?<![\w-])(?=[\w-]*\d{3})[A-Za-z0-9][\w-]*[A-Za-z0-9]")
 # "does not ask", "never apologizes": the act denied.
@@ -173,46 +111,6 @@ _UNINFORMATIVE_WORDS = """
 _UNINFORMATIVE = frozenset(_UNINFORMATIVE_WORDS.split())
 
 
-@dataclass(frozen=True)
-class _Sentence:
-    """One sentence of a message, read for what it does."""
-
-    speaker: Speaker
-    position: int  # the message's place in the conversation
-    text: str  # lower case
-    words: frozenset[str]
-    message: frozenset[str]  # its message's words: a proposal's reason and place go with it
-    # Its message's words and those of the other speaker's message before it: what an
-    # answer ("OK. You can change it.") is about.
-    exchange: frozenset[str]
-    question: bool
-    moods: frozenset[Mood]
-    answer: Reply | None  # how it opens, for the message's first sentence
-    # It opens a reply to the other speaker's proposal ("Why don't you come?" "I can't.").
-    replies: bool = False
-
-
-def _is_question(text: str) -> bool:
-    """A question, with its mark or without ("So what was the damage."): people chat."""
-    return text.rstrip().endswith("?") or bool(_WH_QUESTION.match(text))
-
-
-# A question without its mark: a wh-word and a verb to open the sentence.
-_WH_QUESTION = re.compile(
-    r"\W*(?:so\s+|and\s+|but\s+)?(?:what|how|why|when|where|who|which)\s+"
-    r"(?:is|are|was|were|do|does|did|can|could|would|will|should|about|happened|much|many)\b",
-    re.IGNORECASE,
-)
-
-
-def _proposes(text: str) -> bool:
-    """Does a message propose something to the other speaker?"""
-    lowered = text.lower().replace("\u2019", "'")
-    if _PROPOSING.search(lowered) or _OFFERING.search(lowered):
-        return True
-    return any(a.mood in _PROPOSAL_MOODS or a.mood is Mood.OFFERED for a in acts(text))
-
-
 class SpeechCheck:
     """Checks the clauses of summary sentences whose verb is one of speech (``Kind``)."""
 
@@ -220,37 +118,11 @@ class SpeechCheck:
         self.names = names
         self.speakers = tuple(dict.fromkeys(m.speaker for m in messages))
         self._name_words = frozenset(w for n in names.values() for w in content_words(n))
-        self._said: list[_Sentence] = []
+        self.spoken = Spoken(messages)
+        self._said = self.spoken.sentences
         self._messages = [m for m in messages if not m.addresses_model]
         # The messages' English, for a word or a figure in any form (``_written``).
         self._text = " ".join(m.english for m in self._messages).lower()
-        last: Said | None = None
-        for position, message in enumerate(messages):
-            if message.addresses_model:
-                continue
-            answer = reply(message.english)
-            own = content_words(message.english)
-            exchange = own
-            proposed = False
-            if last is not None and last.speaker is not message.speaker:
-                exchange |= content_words(last.english)
-                proposed = _proposes(last.english)
-            for number, text in enumerate(sentences(message.english)):
-                self._said.append(
-                    _Sentence(
-                        message.speaker,
-                        position,
-                        text,
-                        content_words(text),
-                        own,
-                        exchange,
-                        _is_question(text),
-                        frozenset(a.mood for a in acts(text)),
-                        answer if number == 0 else None,
-                        proposed and number == 0,
-                    )
-                )
-            last = message
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)
@@ -342,7 +214,7 @@ class SpeechCheck:
         found = re.match(r"(?P<verb>[a-z]+)\b(?P<to>\s+to\b)?", body[start:])
         if found is None:
             return None
-        kind = _KINDS.get(lemma(found.group("verb")))
+        kind = KINDS.get(lemma(found.group("verb")))
         if kind is None:
             return None
         about = _ABOUT_END.split(body[start + found.end() :], maxsplit=1)[0]
@@ -352,7 +224,7 @@ class SpeechCheck:
             return None if negated else self._giver(about, subject, verdict)
         if negated:
             # "Lee does not apologize" when Lee did: the clause goes.
-            if self._evidence(kind, subject, words) >= min(2, len(words) or 1):
+            if self.spoken.evidence(kind, subject, words) >= min(2, len(words) or 1):
                 verdict.changes.append(f"{kind.value}: denied, but the subject did")
                 return _DENIED
             return None
@@ -384,9 +256,12 @@ class SpeechCheck:
                 return None
         if other is None:
             return self._proposer(kind, subject, words, verdict)
-        own, theirs = self._evidence(kind, subject, words), self._evidence(kind, other, words)
+        own, theirs = (
+            self.spoken.evidence(kind, subject, words),
+            self.spoken.evidence(kind, other, words),
+        )
         if kind in (Kind.ACCEPT, Kind.REFUSE) and any(
-            said.speaker is subject and self._does(kind, said) for said in self._said
+            said.speaker is subject and self.spoken.does(kind, said) for said in self._said
         ):
             return None  # the subject answered so at least once: maybe to this
         needed = 1 if kind in (Kind.APOLOGIZE, Kind.THANK) else min(2, len(words) or 1)
@@ -422,7 +297,7 @@ class SpeechCheck:
                 for said in self._said
                 if said.speaker is speaker
                 and not _CHOICE.search(said.text)
-                and (self._does(Kind.PROPOSE, said) or self._does(Kind.OFFER, said))
+                and (self.spoken.does(Kind.PROPOSE, said) or self.spoken.does(Kind.OFFER, said))
             ),
             default=0,
         )
@@ -491,7 +366,7 @@ class SpeechCheck:
     def _thanked(self, subject: Speaker, verdict: Verdict) -> _Denied | None:
         """ "expresses gratitude for their hard work" goes when the subject never thanked
         (whatever the other did: what they thanked for is another matter)."""
-        if any(s.speaker is subject and self._does(Kind.THANK, s) for s in self._said):
+        if any(s.speaker is subject and self.spoken.does(Kind.THANK, s) for s in self._said):
             return None
         verdict.changes.append(f"{Kind.THANK.value}: the subject never thanked")
         return _DENIED
@@ -499,7 +374,7 @@ class SpeechCheck:
     def _accepted(self, subject: Speaker, words: frozenset[str]) -> bool:
         """Did ``subject`` answer yes to the other's proposal of ``words`` ("Do you want to
         go?" "How can I miss it!"), and refuse nothing anywhere?"""
-        if any(s.speaker is subject and self._does(Kind.REFUSE, s) for s in self._said):
+        if any(s.speaker is subject and self.spoken.does(Kind.REFUSE, s) for s in self._said):
             return False
         return any(
             said.speaker is subject
@@ -533,60 +408,12 @@ class SpeechCheck:
             said.position
             for said in self._said
             if said.speaker is not subject
-            and self._does(Kind.PROPOSE, said)
+            and self.spoken.does(Kind.PROPOSE, said)
             and len(words & said.message) >= min(2, len(words))
         ]
         if not proposed:
             return False
         return not any(s.speaker is subject and s.position > min(proposed) for s in self._said)
-
-    def _evidence(self, kind: Kind, speaker: Speaker, words: frozenset[str]) -> int:
-        """How strongly ``speaker``'s messages do ``kind`` about ``words`` (0: not at all)."""
-        best = 0
-        for said in self._said:
-            if said.speaker is not speaker or not self._does(kind, said):
-                continue
-            if kind in (Kind.APOLOGIZE, Kind.THANK):
-                return 1
-            context = (
-                said.exchange
-                if kind in (Kind.ACCEPT, Kind.REFUSE)
-                else said.message
-                if kind in (Kind.PROPOSE, Kind.OFFER)
-                else said.words
-            )
-            if kind is Kind.OFFER and words & _HELP_WORDS and _SERVICE_OPENER.search(said.text):
-                best = max(best, min(2, len(words)))
-                continue
-            if not words:
-                # Nothing to match but the act: only a reply to a proposal says it.
-                best = max(best, 1 if kind in (Kind.ACCEPT, Kind.REFUSE) and said.replies else 0)
-                continue
-            best = max(best, len(words & context))
-        return best
-
-    def _does(self, kind: Kind, said: _Sentence) -> bool:
-        if kind is Kind.ASK:
-            return said.question or bool(said.moods & _ASKING_MOODS)
-        if kind is Kind.PROPOSE:
-            return bool(said.moods & _PROPOSAL_MOODS) or bool(_PROPOSING.search(said.text))
-        if kind is Kind.OFFER:
-            return bool(said.moods & _OFFER_MOODS) or bool(_OFFERING.search(said.text))
-        if kind is Kind.ACCEPT:
-            return said.answer is Reply.ACCEPTS or (
-                not said.question and bool(_ACCEPTING.search(said.text))
-            )
-        if kind is Kind.REFUSE:
-            # "Yes, it's big enough, but it's too heavy": a yes with a but refuses too.
-            return (
-                said.answer is Reply.REFUSES
-                or Mood.REFUSED in said.moods
-                or (not said.question and bool(_REFUSING.search(said.text)))
-                or (said.answer is Reply.ACCEPTS and bool(_TOO_MUCH.search(said.text)))
-            )
-        if kind is Kind.APOLOGIZE:
-            return bool(_APOLOGY.search(said.text))
-        return bool(_THANKS.search(said.text))
 
     def _relative_answers(self, sentence: str, clauses: list[Clause], verdict: Verdict) -> str:
         """``sentence`` with "…, which Amy agrees to" turned ("which Amy turns down") when
@@ -602,8 +429,8 @@ class SpeechCheck:
             words -= _UNINFORMATIVE
             # The no about more of its words than any yes ("Sounds great" to the next
             # proposal, "the Yuanyang pot", shares only "pot").
-            refused = self._evidence(Kind.REFUSE, subject, words)
-            if refused < 2 or refused <= self._evidence(Kind.ACCEPT, subject, words):
+            refused = self.spoken.evidence(Kind.REFUSE, subject, words)
+            if refused < 2 or refused <= self.spoken.evidence(Kind.ACCEPT, subject, words):
                 continue
             verdict.changes.append(f"{Kind.ACCEPT.value}: the subject turned it down")
             turned = f"{found.group('lead')}{found.group('name')} turns down"
@@ -613,8 +440,8 @@ class SpeechCheck:
     def _answer(self, kind: Kind, subject: Speaker, words: frozenset[str]) -> bool:
         """Did ``subject`` answer the other way, and never the way the clause says?"""
         opposite = Kind.REFUSE if kind is Kind.ACCEPT else Kind.ACCEPT
-        claimed = self._evidence(kind, subject, words)
-        other = self._evidence(opposite, subject, words)
+        claimed = self.spoken.evidence(kind, subject, words)
+        other = self.spoken.evidence(opposite, subject, words)
         # Two of the clause's words in the other answer: one ("the reservation") is too
         # little to tell which proposal was answered.
         return claimed == 0 and other >= 2
