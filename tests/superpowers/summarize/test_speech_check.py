@@ -115,13 +115,13 @@ def test_a_yes_no_question_someone_asked_stays() -> None:
     assert checked(messages, draft) == draft
 
 
-def test_the_clause_after_a_first_one_that_goes_stands_alone() -> None:
+def test_a_sentence_whose_first_clause_goes_goes_whole() -> None:
     messages = [
         ("c", "I'm afraid you can't smoke here."),
         ("a", "Why not? I'm sorry, I can't read the notice."),
     ]
-    draft = "Ana asks Bo if he can smoke, but Bo says he can't read the notice."
-    assert checked(messages, draft) == "Bo says he can't read the notice."
+    draft = "Bo apologizes. Ana asks Bo if he can smoke, but Bo says he can't due to the notice."
+    assert checked(messages, draft) == "Bo apologizes."
 
 
 def test_a_joined_yes_no_question_nobody_asked_goes() -> None:

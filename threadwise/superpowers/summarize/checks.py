@@ -29,7 +29,7 @@ from threadwise.superpowers.summarize.possession import PossessionCheck
 from threadwise.superpowers.summarize.sentences import joined, units
 from threadwise.superpowers.summarize.speech_check import SpeechCheck
 from threadwise.text.speech_acts import content_words
-from threadwise.text.transcript import Said, Speaker, Transcript
+from threadwise.text.transcript import Said, Side, Speaker, Transcript
 
 # What an ID in a conversation can be the ID of, as people write it before the ID.
 _ID_NOUNS = (
@@ -212,8 +212,8 @@ def _restore_identifiers(checked: Checked, evidence: str, messages: Sequence[Sai
     """Put "48213" back after "the order" when the conversation said "order 48213"; when the
     summary names no such ID at all, the conversation's first one, "(order 48213)", ends the
     first clause of the sentence that cites the message with it, else of the first sentence
-    when the conversation's opening gave it (the issue's ID, not a fraud report's filed
-    later)."""
+    when the customer or the conversation's opening gave it (the issue's ID, not a fraud
+    report's the agent filed later)."""
     named = list(_NAMED_ID.finditer(evidence))
     missing_all = not any(m.group(2) in s.text for m in named for s in checked.sentences)
     for match in named:
@@ -229,8 +229,11 @@ def _restore_identifiers(checked: Checked, evidence: str, messages: Sequence[Sai
             if not missing_all or match is not named[0]:
                 continue
             citing = [any(ident in m.text for m in s.messages[:1]) for s in checked.sentences]
-            opening = any(ident in m.text for m in messages[:_OPENING])
-            if True not in citing and not opening:
+            given = next((m for m in messages if ident in m.text), None)
+            issue = given is not None and (
+                given in messages[:_OPENING] or given.speaker.side is Side.CUSTOMER
+            )
+            if True not in citing and not issue:
                 continue
             number = citing.index(True) if True in citing else 0
             sentence = checked.sentences[number]

@@ -633,24 +633,10 @@ def _main(text: str) -> str:
 
 
 def without_clause(text: str, clause: Clause, clauses: list[Clause]) -> str | None:
-    """``text`` without a clause that must go: the sentence ended before it; when it is the
-    sentence's first, the next clause joined to it as a sentence of its own ("Lee asks if he
-    can smoke, but Kim says he can't read the note" → "Kim says he can't read the note."),
-    or None (the sentence goes) when there is none."""
-    if clause is not clauses[0]:
-        return cut_before(text, clause.start)
-    later = [c for c in clauses[1:] if c.start >= clause.end]
-    if not later or not _JOINED.fullmatch(text[clause.end : later[0].start]):
-        return None
-    rest = text[later[0].start :]
-    if len(rest[later[0].name_end - later[0].start :].split()) < _OWN_SENTENCE_WORDS:
-        return None  # "…, but Kim declines": nothing to say on its own
-    return rest[0].upper() + rest[1:]
-
-
-# What joins two clauses of a sentence; how many words a clause needs to stand alone.
-_JOINED = re.compile(r"[\s,;]*(?:and|but|so|while|then|whereas)?\s*")
-_OWN_SENTENCE_WORDS = 4
+    """``text`` without a clause that must go: None when it is the sentence's first (the
+    sentence goes: its later clauses were told as its sequel, "…, but Kim says he can't due
+    to the note", and on their own read wrongly), else the sentence ended before it."""
+    return None if clause is clauses[0] else cut_before(text, clause.start)
 
 
 def cut_before(text: str, start: int) -> str:

@@ -26,7 +26,21 @@ from threadwise.text.transcript import Said, Speaker
 
 # A sentence about the speaker's own things, and one about the listener's.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b")
-_SECOND_PERSON = re.compile(r"\b(?:your|yours)\b")
+# "my notes", "your job": the thing, its first words only ("your job is … and you have lots
+# of chances" is about jobs like it, not the listener's chances).
+_MY = re.compile(r"\bmy\s+(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,2})")
+_YOUR = re.compile(r"\byour\s+(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,2})")
+# What a speaker says is theirs in the first person: a job, a home, a thing they have, what
+# they are ("I work part-time at a supermarket", "I do yard work", "I have a dog").
+_OWNING = re.compile(
+    r"\bi(?:'m| am| was)?\s+(?:(?:also|still|just|only|really|\w+ly)\s+)?"
+    r"(?:work|works|worked|working|study|studied|live|lived|teach|taught|own|'ve got|have got|"
+    r"(?:have|had)(?=\s+(?:a|an|two|three|some)\b)|do(?=(?:\s+\w+){0,2}\s+work\b)|a|an)\b"
+    r"(?P<thing>[^,;:.!?]*)"
+)
+# A sentence about the listener too ("I've rebooked you on the next flight"): what is in it
+# is not the speaker's for the "I" in it.
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b")
 _THIRD_PERSON = re.compile(r"\b(?:his|her|their|its)\s+\w")
 # The thing possessed: up to a verb of the clause, a new clause or punctuation; an "as a …"
 # says what it is ("job as a yard worker").
@@ -68,20 +82,17 @@ class PossessionCheck:
             speaker = message.speaker
             other = self._other(speaker)
             for text in sentences(message.english):
-                words = content_words(text)
                 lowered = text.lower().replace("\u2019", "'")
-                if other is not None and _SECOND_PERSON.search(lowered):
-                    # "Could I borrow your notes?": the notes are the listener's; only what
-                    # follows a "my" is the speaker's.
-                    self._owned[other] |= words
-                    for mine in re.finditer(r"\bmy\s+([^,;:.!?]+)", lowered):
-                        self._owned[speaker] |= content_words(mine.group(1))
-                elif _THIRD_PERSON.search(lowered):
-                    # "I know her younger sister Mary": someone else's; only a "my" counts.
-                    for mine in re.finditer(r"\bmy\s+([^,;:.!?]+)", lowered):
-                        self._owned[speaker] |= content_words(mine.group(1))
-                elif _FIRST_PERSON.search(lowered):
-                    self._owned[speaker] |= words
+                for mine in _MY.finditer(lowered):
+                    self._owned[speaker] |= content_words(mine.group("thing"))
+                if other is not None:
+                    for yours in _YOUR.finditer(lowered):
+                        self._owned[other] |= content_words(yours.group("thing"))
+                if not (_SECOND_PERSON.search(lowered) or _THIRD_PERSON.search(lowered)):
+                    # "I work part-time at a supermarket", "I have a dog": the speaker's own.
+                    # ("I see account 0093…", "I've rebooked you…" say nothing of whose.)
+                    for own in _OWNING.finditer(lowered):
+                        self._owned[speaker] |= content_words(own.group("thing"))
                 for theirs in _THIRD_PERSON.finditer(lowered):
                     self._third |= content_words(_THING_END.split(lowered[theirs.start() :])[0])
 
