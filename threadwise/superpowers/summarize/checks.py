@@ -94,7 +94,7 @@ def check_draft(
     speech = SpeechCheck(transcript.messages, cast.names)
     polarity = PolarityCheck(transcript.messages, cast.names)
     possession = PossessionCheck(transcript.messages, cast.names)
-    contact = ContactCheck(transcript.messages, cast.names)
+    contact = ContactCheck(read_by, cast.names)
     readings = "\n".join(m.english for m in transcript.messages if not m.addresses_model)
     said = content_words(readings + transcript.evidence)
     told = f"{transcript.evidence}\n{readings}"

@@ -10,10 +10,10 @@ caller's place is "from" it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 from threadwise.superpowers.summarize.ledger_check import Clause, Verdict
-from threadwise.text.transcript import Said, Speaker
+from threadwise.text.transcript import Speaker
 
 _CONTACT_VERBS = r"call|phone|ring|contact|email|e-mail|message|text|reach"
 _US = re.compile(rf"\b(?:{_CONTACT_VERBS})\s+us\b")
@@ -28,13 +28,12 @@ class ContactCheck:
     """Checks whom a sentence says to contact, and where a caller called from; ``names`` are
     the prompt names."""
 
-    def __init__(self, messages: Sequence[Said], names: dict[Speaker, str]) -> None:
+    def __init__(self, read: Mapping[Speaker, str], names: dict[Speaker, str]) -> None:
+        """``read``: each speaker's messages in English, as ``check_draft`` gathers them."""
         self.names = names
-        self._said: dict[Speaker, str] = {}
-        for message in messages:
-            if not message.addresses_model:
-                text = message.english.lower().replace("\u2019", "'")
-                self._said[message.speaker] = f"{self._said.get(message.speaker, '')}\n{text}"
+        self._said = {
+            speaker: text.lower().replace("\u2019", "'") for speaker, text in read.items()
+        }
 
     def check(self, sentence: str, clauses: list[Clause]) -> Verdict:
         verdict = Verdict(sentence)

@@ -25,7 +25,7 @@ or holds both ways, is left alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import lemminflect
@@ -271,12 +271,20 @@ class LedgerCheck:
             end = _OBJECT_END.search(rest)
             thing = content_words(rest[: end.start() if end else len(rest)])
             thing -= self._name_words()
-            for said in reversed(sentences(self.read.get(subject, ""))):
-                verb = None if said.endswith("?") else _verb_beside(said, thing)
-                if verb is not None:
-                    verdict.changes.append(f"offer: {verb} in the messages, not only offered")
-                    head = predicate[: found.start("verb")]
-                    return f"{head}{_third_person_form(verb)} {rest}"
+            verb = self._reported_given(subject, thing)
+            if verb is not None:
+                verdict.changes.append(f"offer: {verb} in the messages, not only offered")
+                head = predicate[: found.start("verb")]
+                return f"{head}{_third_person_form(verb)} {rest}"
+        return None
+
+    def _reported_given(self, subject: Speaker, thing: frozenset[str]) -> str | None:
+        """The verb by which ``subject``'s messages, latest first, report ``thing`` given
+        ("I've added a credit", "the alert is now active": ``_verb_beside``); None if none."""
+        for said in reversed(sentences(self.read.get(subject, ""))):
+            verb = None if said.endswith("?") else _verb_beside(said, thing)
+            if verb is not None:
+                return verb
         return None
 
     def _advised_done(self, predicate: str, subject: Speaker, verdict: Verdict) -> str | None:
@@ -297,21 +305,19 @@ class LedgerCheck:
         thing = content_words(rest[: end.start() if end else len(rest)]) - self._name_words()
         if not thing:
             return None
-        for said in reversed(sentences(self.read.get(subject, ""))):
-            if said.endswith("?") or _verb_beside(said, thing) is None:
-                continue
-            verdict.changes.append("advice: done by the adviser in the messages")
-            act = _third_person_form(found.group("act")) + (found.group("particle") or "")
-            advised = f"{found.group('verb')} {whom} to "
-            more = re.search(r"\s+and\s+(?=(?P<next>[a-z]+)\b)", rest)
-            if (
-                more is not None
-                and is_verb(more.group("next"))
-                and lemma(more.group("next")) == more.group("next")
-            ):
-                rest = rest[: more.end()] + advised + rest[more.end() :]
-            return f"{act} {rest}"
-        return None
+        if self._reported_given(subject, thing) is None:
+            return None
+        verdict.changes.append("advice: done by the adviser in the messages")
+        act = _third_person_form(found.group("act")) + (found.group("particle") or "")
+        advised = f"{found.group('verb')} {whom} to "
+        more = re.search(r"\s+and\s+(?=(?P<next>[a-z]+)\b)", rest)
+        if (
+            more is not None
+            and is_verb(more.group("next"))
+            and lemma(more.group("next")) == more.group("next")
+        ):
+            rest = rest[: more.end()] + advised + rest[more.end() :]
+        return f"{act} {rest}"
 
     def _done(
         self, body: str, lead: int, subject: Speaker, verdict: Verdict
@@ -386,23 +392,16 @@ class LedgerCheck:
         """``body`` with a predicate joined after its first ("agrees to the raise and provides
         training on scheduling") that the subject promised for later in other words ("Come in
         tomorrow and I'll show you how to do the scheduling") told as still to happen."""
-        found_all = list(_PREDICATE.finditer(body))
-        for number, found in enumerate(found_all):
-            word = found.group("verb")
-            if found.start() == 0 or not (_third_person(word) or is_past(word)):
+        for found, base, end in _joined_acts(body):
+            if base in _LIGHT:
                 continue
-            base = lemma(word)
-            if not is_verb(word) or base in _SPEECH or base in _LIGHT:
-                continue
-            end = found_all[number + 1].start() if number + 1 < len(found_all) else len(body)
             words = content_words(body[found.end() : end]) - self._name_words()
             if self.ledger.about(_SYNONYMS.get(base, frozenset({base})), words):
                 continue
             if not self._promised_later(words, subject):
                 continue
             verdict.changes.append(f"{base}: promised for later, not done")
-            start = found.start("verb")
-            return body[:start] + f"will {base}" + body[found.end() :]
+            return body[: found.start("verb")] + f"will {base}" + body[found.end() :]
         return body
 
     def _promised_later(self, words: frozenset[str], subject: Speaker) -> bool:
@@ -422,13 +421,7 @@ class LedgerCheck:
         reports a result as done ("will check the charges and confirms the mistake"): what
         follows an act not yet done has not happened either, unless the subject's messages
         report it done."""
-        for found in _PREDICATE.finditer(rest):
-            word = found.group("verb")
-            if found.start() == 0 or not (_third_person(word) or is_past(word)):
-                continue
-            base = lemma(word)
-            if not is_verb(word) or base in _SPEECH:
-                continue
+        for found, base, _ in _joined_acts(rest):
             if any(
                 e.verb == base and e.state is State.DONE and _may_do(e, subject)
                 for e in self.ledger.entries
@@ -561,6 +554,27 @@ _PREDICATE = re.compile(
     r"(?:^\s*(?:(?:also|then|later|finally|eventually|\w+ly)\s+)?|,\s*(?:and\s+|then\s+)?|"
     r"\s+and\s+|\s+then\s+)(?P<verb>[a-z]+)\b"
 )
+
+
+def _joined_acts(text: str) -> Iterator[tuple[re.Match[str], str, int]]:
+    """The predicates joined after the first in ``text`` ("…and provides training", ", then
+    confirms…") told as done (a verb in the third person or the past, not one of speech):
+    each match, its verb's base, and where the predicate ends."""
+    found_all = list(_PREDICATE.finditer(text))
+    for number, found in enumerate(found_all):
+        word = found.group("verb")
+        if found.start() == 0 or not (_third_person(word) or is_past(word)):
+            continue
+        base = lemma(word)
+        if not is_verb(word) or base in _SPEECH:
+            continue
+        yield (
+            found,
+            base,
+            found_all[number + 1].start() if number + 1 < len(found_all) else len(text),
+        )
+
+
 # Acts that change what someone has, owes or is: reported done, a message must name them
 # ("buys" is not one: a purchase is said "I'll take it").
 _CONSEQUENTIAL_WORDS = """

@@ -260,9 +260,7 @@ class SpeechCheck:
             self.spoken.evidence(kind, subject, words),
             self.spoken.evidence(kind, other, words),
         )
-        if kind in (Kind.ACCEPT, Kind.REFUSE) and any(
-            said.speaker is subject and self.spoken.does(kind, said) for said in self._said
-        ):
+        if kind in (Kind.ACCEPT, Kind.REFUSE) and self.spoken.did(kind, subject):
             return None  # the subject answered so at least once: maybe to this
         needed = 1 if kind in (Kind.APOLOGIZE, Kind.THANK) else min(2, len(words) or 1)
         if own == 0 and theirs >= needed:
@@ -366,7 +364,7 @@ class SpeechCheck:
     def _thanked(self, subject: Speaker, verdict: Verdict) -> _Denied | None:
         """ "expresses gratitude for their hard work" goes when the subject never thanked
         (whatever the other did: what they thanked for is another matter)."""
-        if any(s.speaker is subject and self.spoken.does(Kind.THANK, s) for s in self._said):
+        if self.spoken.did(Kind.THANK, subject):
             return None
         verdict.changes.append(f"{Kind.THANK.value}: the subject never thanked")
         return _DENIED
@@ -374,7 +372,7 @@ class SpeechCheck:
     def _accepted(self, subject: Speaker, words: frozenset[str]) -> bool:
         """Did ``subject`` answer yes to the other's proposal of ``words`` ("Do you want to
         go?" "How can I miss it!"), and refuse nothing anywhere?"""
-        if any(s.speaker is subject and self.spoken.does(Kind.REFUSE, s) for s in self._said):
+        if self.spoken.did(Kind.REFUSE, subject):
             return False
         return any(
             said.speaker is subject
@@ -389,8 +387,7 @@ class SpeechCheck:
         no question of either speaker has any of the words of?"""
         if not re.match(r"(?:\s+\S+){0,3}?\s+(?:if|whether|about)\b", rest):
             return False
-        asked = {w[:4] for said in self._said if said.question for w in said.words}
-        return not any(w[:4] in asked for w in words)  # "decision" asked as "decide"
+        return not any(w[:4] in self.spoken.asked for w in words)
 
     def _written(self, words: frozenset[str], about: str) -> bool:
         """Does any message hold one of ``words`` in any form ("showing" as "show"), or a

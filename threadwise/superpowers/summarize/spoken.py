@@ -155,6 +155,14 @@ class Spoken:
                     )
                 )
             last = message
+        # The first four letters of every question's words ("decide" asks about "decision").
+        self.asked = frozenset(
+            w[:4] for said in self.sentences if said.question for w in said.words
+        )
+
+    def did(self, kind: Kind, speaker: Speaker) -> bool:
+        """Did ``speaker`` do ``kind`` anywhere in the conversation?"""
+        return any(s.speaker is speaker and self.does(kind, s) for s in self.sentences)
 
     def evidence(self, kind: Kind, speaker: Speaker, words: frozenset[str]) -> int:
         """How strongly ``speaker``'s messages do ``kind`` about ``words`` (0: not at all)."""
